@@ -1,0 +1,150 @@
+//! Reading fixture files: parse, check the schema version, validate every case, and reject
+//! duplicate ids. A malformed file is an error naming the file and the problem, never a panic.
+
+use super::{fill_values, Case, FixtureFile, Num, StorageSpec, SCHEMA_VERSION};
+use bcast_engine::DType;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A case with the file it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedCase {
+    pub case: Case,
+    pub file: PathBuf,
+    pub torch_version: Option<String>,
+}
+
+/// Why fixtures could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+fn error(path: &Path, message: impl Into<String>) -> LoadError {
+    LoadError {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// Loads and validates one fixture file.
+pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| error(path, e.to_string()))?;
+    let file: FixtureFile = serde_json::from_str(&text).map_err(|e| error(path, format!("invalid fixture JSON: {e}")))?;
+    if file.schema != SCHEMA_VERSION {
+        return Err(error(
+            path,
+            format!("schema version {} is not supported (this runner reads {SCHEMA_VERSION})", file.schema),
+        ));
+    }
+    file.cases
+        .into_iter()
+        .map(|case| {
+            validate(&case).map_err(|m| error(path, format!("case {}: {m}", case.id)))?;
+            Ok(LoadedCase {
+                case,
+                file: path.to_path_buf(),
+                torch_version: file.torch_version.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Loads every `*.json` file below `dir` (sorted, recursively), except `README` files.
+pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
+    let mut files = Vec::new();
+    collect_json(dir, &mut files)?;
+    load_paths(&files)
+}
+
+/// Loads files and directories, checking that ids are unique across all of them.
+pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<LoadedCase>, LoadError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            out.extend(load_dir_unchecked(p)?);
+        } else {
+            out.extend(load_file(p)?);
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for c in &out {
+        if !seen.insert(c.case.id.clone()) {
+            return Err(error(&c.file, format!("duplicate case id {}", c.case.id)));
+        }
+    }
+    Ok(out)
+}
+
+fn load_dir_unchecked(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
+    let mut files = Vec::new();
+    collect_json(dir, &mut files)?;
+    let mut out = Vec::new();
+    for f in files {
+        out.extend(load_file(&f)?);
+    }
+    Ok(out)
+}
+
+fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| error(dir, e.to_string()))?;
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        if p.is_dir() {
+            collect_json(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// The dtype of a storage spec.
+pub fn storage_dtype(spec: &StorageSpec) -> Result<DType, String> {
+    DType::from_name(&spec.dtype).ok_or_else(|| format!("unknown dtype {:?}", spec.dtype))
+}
+
+/// The element values of a storage spec (literal or filled), checked against its dtype.
+pub fn storage_values(spec: &StorageSpec) -> Result<Vec<Num>, String> {
+    let dtype = storage_dtype(spec)?;
+    let values = match (&spec.values, &spec.fill) {
+        (Some(v), None) => v.clone(),
+        (None, Some(f)) => fill_values(dtype, f),
+        _ => return Err("a storage needs exactly one of `values` and `fill`".into()),
+    };
+    if let Some(bad) = values.iter().find(|v| !v.fits(dtype)) {
+        return Err(format!("value {bad:?} is not a {}", dtype.name()));
+    }
+    Ok(values)
+}
+
+fn validate(case: &Case) -> Result<(), String> {
+    let mut lens = std::collections::BTreeMap::new();
+    for (name, spec) in &case.storages {
+        let values = storage_values(spec).map_err(|m| format!("storage {name}: {m}"))?;
+        lens.insert(name.as_str(), values.len());
+    }
+    for (name, t) in &case.tensors {
+        let len = *lens
+            .get(t.storage.as_str())
+            .ok_or_else(|| format!("tensor {name} views unknown storage {}", t.storage))?;
+        let layout = bcast_engine::Layout::new(t.shape.clone(), t.strides.clone(), t.offset)
+            .map_err(|e| format!("tensor {name}: {}", e.message()))?;
+        let needed = layout.required_storage_len().unwrap_or(usize::MAX);
+        if needed > len {
+            return Err(format!("tensor {name} needs {needed} elements but storage {} has {len}", t.storage));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,12 @@
+//! The case model: what a fixture file holds (see `fixtures/README.md`), loading it, and
+//! turning storages into values.
+
+mod fill;
+mod load;
+mod model;
+mod number;
+
+pub use fill::{fill_values, splitmix64};
+pub use load::{load_dir, load_file, load_paths, storage_dtype, storage_values, LoadError, LoadedCase};
+pub use model::*;
+pub use number::Num;

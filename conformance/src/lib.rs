@@ -1,0 +1,6 @@
+//! The conformance suite and differential harness for PyTorch broadcasting semantics.
+//!
+//! Fixtures (see `fixtures/README.md`) hold cases labelled by real PyTorch; a [`Backend`]
+//! runs them; the runner compares, level by level, and names every difference.
+
+pub mod case;

@@ -1,0 +1,135 @@
+//! The engine's one error type: torch's Python exception class and its exact message.
+//!
+//! ```
+//! use bcast_engine::{Error, ErrorKind};
+//! let e = Error::runtime("numel: integer multiplication overflow");
+//! assert_eq!(e.kind(), ErrorKind::RuntimeError);
+//! assert_eq!(e.to_string(), "RuntimeError: numel: integer multiplication overflow");
+//! ```
+
+use std::fmt;
+
+/// The Python exception class torch raises for an error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ErrorKind {
+    RuntimeError,
+    ValueError,
+    IndexError,
+    TypeError,
+    NotImplementedError,
+}
+
+impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ErrorKind; 5] = [
+        ErrorKind::RuntimeError,
+        ErrorKind::ValueError,
+        ErrorKind::IndexError,
+        ErrorKind::TypeError,
+        ErrorKind::NotImplementedError,
+    ];
+
+    /// The Python class name, e.g. `"RuntimeError"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::RuntimeError => "RuntimeError",
+            ErrorKind::ValueError => "ValueError",
+            ErrorKind::IndexError => "IndexError",
+            ErrorKind::TypeError => "TypeError",
+            ErrorKind::NotImplementedError => "NotImplementedError",
+        }
+    }
+
+    /// Parses a Python class name; `None` for a class the engine never raises.
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An error as torch reports it: the exception class and the message `str(e)` gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+}
+
+/// The engine's result type.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// An error of any kind.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// A `RuntimeError`, torch's default (`TORCH_CHECK`).
+    pub fn runtime(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::RuntimeError, message)
+    }
+
+    /// A `ValueError`.
+    pub fn value(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::ValueError, message)
+    }
+
+    /// An `IndexError` (`TORCH_CHECK_INDEX`).
+    pub fn index(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::IndexError, message)
+    }
+
+    /// A `TypeError`.
+    pub fn type_error(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::TypeError, message)
+    }
+
+    /// A `NotImplementedError`.
+    pub fn not_implemented(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::NotImplementedError, message)
+    }
+
+    /// The exception class.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message, exactly as `str(e)` prints it in Python.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Returns early with a `RuntimeError` when `cond` is false, like `TORCH_CHECK`.
+///
+/// ```
+/// # use bcast_engine::{check, Result};
+/// fn positive(n: i64) -> Result<i64> {
+///     check!(n > 0, "expected a positive number, got {}", n);
+///     Ok(n)
+/// }
+/// assert!(positive(-1).is_err());
+/// ```
+#[macro_export]
+macro_rules! check {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err($crate::Error::runtime(format!($($fmt)+)));
+        }
+    };
+}

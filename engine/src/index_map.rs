@@ -1,0 +1,28 @@
+//! The naive index map, kept as the oracle for every view and kernel: element `i` of a view
+//! (in row-major order) lives at `offset + sum(index_k * stride_k)`, where `index` is `i`
+//! unravelled over the shape, computed the slow, obvious way.
+//!
+//! ```
+//! use bcast_engine::{index_map, Layout};
+//! let transposed = Layout::new(vec![3, 2], vec![1, 3], 0).unwrap();
+//! assert_eq!(index_map::storage_indices(&transposed), vec![0, 3, 1, 4, 2, 5]);
+//! ```
+
+use crate::Layout;
+
+/// The multi-index of row-major position `linear` in `shape`.
+pub fn unravel(mut linear: usize, shape: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        index[d] = linear % shape[d];
+        linear /= shape[d];
+    }
+    index
+}
+
+/// The storage position of every element of `layout`, in row-major order.
+pub fn storage_indices(layout: &Layout) -> Vec<usize> {
+    (0..layout.numel())
+        .map(|i| layout.storage_index(&unravel(i, layout.shape())))
+        .collect()
+}

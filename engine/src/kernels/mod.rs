@@ -1,0 +1,5 @@
+//! Kernels: the loops that read and write elements.
+
+mod copy;
+
+pub use copy::copy_into;

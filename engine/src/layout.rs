@@ -1,0 +1,184 @@
+//! A strided layout: shape, strides in elements, and a storage offset, with torch's
+//! contiguity predicates.
+//!
+//! ```
+//! use bcast_engine::Layout;
+//! let l = Layout::contiguous(&[2, 3]);
+//! assert_eq!(l.strides(), &[3, 1]);
+//! assert!(l.is_contiguous());
+//! let t = Layout::new(vec![3, 2], vec![1, 3], 0).unwrap();
+//! assert!(!t.is_contiguous() && t.is_non_overlapping_and_dense());
+//! ```
+
+use crate::shape::{format_sizes, numel_of};
+use crate::{Error, Result};
+
+/// Where the elements of a view live in its storage.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    offset: usize,
+}
+
+/// Row-major strides for `shape`, torch's way: a size-0 or size-1 dim counts as 1.
+///
+/// ```
+/// # use bcast_engine::layout::contiguous_strides;
+/// assert_eq!(contiguous_strides(&[2, 0, 3]), vec![3, 3, 1]);
+/// ```
+pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1usize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].saturating_mul(shape[i + 1].max(1));
+    }
+    strides
+}
+
+impl Layout {
+    /// A row-major layout at offset 0.
+    pub fn contiguous(shape: &[usize]) -> Layout {
+        Layout {
+            shape: shape.to_vec(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
+    }
+
+    /// A layout from its parts.
+    ///
+    /// # Errors
+    /// When shape and strides differ in length, or the numel or the storage extent overflows.
+    pub fn new(shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Result<Layout> {
+        if shape.len() != strides.len() {
+            return Err(Error::runtime(format!(
+                "mismatch in length of strides and shape: shape {} has {} dims, strides {} has {}",
+                format_sizes(&shape),
+                shape.len(),
+                format_sizes(&strides),
+                strides.len()
+            )));
+        }
+        numel_of(&shape)?;
+        let layout = Layout {
+            shape,
+            strides,
+            offset,
+        };
+        if layout.required_storage_len().is_none() {
+            return Err(Error::runtime(format!(
+                "Storage size calculation overflowed with sizes={} and strides={}",
+                format_sizes(&layout.shape),
+                format_sizes(&layout.strides)
+            )));
+        }
+        Ok(layout)
+    }
+
+    /// The sizes.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &[usize] {
+        &self.strides
+    }
+
+    /// The storage offset, in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// The number of dims.
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// The number of elements (checked at construction, so it cannot overflow).
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// How long a storage must be to hold every element: one past the furthest element,
+    /// or 0 for an empty view. `None` when that overflows.
+    pub fn required_storage_len(&self) -> Option<usize> {
+        if self.shape.contains(&0) {
+            return Some(0);
+        }
+        let mut last = self.offset;
+        for (&size, &stride) in self.shape.iter().zip(&self.strides) {
+            last = last.checked_add((size - 1).checked_mul(stride)?)?;
+        }
+        let len = last.checked_add(1)?;
+        // torch also multiplies by the item size in bytes and checks that in int64.
+        len.checked_mul(8).filter(|b| *b <= i64::MAX as usize)?;
+        Some(len)
+    }
+
+    /// torch's `is_contiguous()`: row-major, ignoring size-1 dims; an empty view is contiguous.
+    pub fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true;
+        }
+        let mut expected = 1;
+        for (&size, &stride) in self.shape.iter().zip(&self.strides).rev() {
+            if size != 1 {
+                if stride != expected {
+                    return false;
+                }
+                expected *= size;
+            }
+        }
+        true
+    }
+
+    /// torch's `is_contiguous(memory_format=torch.channels_last)`: only 4-d layouts qualify.
+    pub fn is_channels_last_contiguous(&self) -> bool {
+        if self.ndim() != 4 {
+            return false;
+        }
+        let mut expected = 1;
+        for d in [1, 3, 2, 0] {
+            if self.shape[d] != 1 {
+                if self.strides[d] != expected {
+                    return false;
+                }
+                expected *= self.shape[d];
+            }
+        }
+        true
+    }
+
+    /// torch's `is_non_overlapping_and_dense()`: some permutation of the dims is contiguous.
+    pub fn is_non_overlapping_and_dense(&self) -> bool {
+        let ndim = self.ndim();
+        if ndim == 1 {
+            return self.shape[0] < 2 || self.strides[0] == 1;
+        }
+        let mut perm: Vec<usize> = (0..ndim).collect();
+        // Sort by stride, with size-0 and size-1 dims last.
+        perm.sort_by_key(|&d| (self.shape[d] < 2, self.strides[d]));
+        let mut required = 1;
+        for &d in &perm {
+            if self.shape[d] < 2 {
+                return true;
+            }
+            if self.strides[d] != required {
+                return false;
+            }
+            required *= self.shape[d];
+        }
+        true
+    }
+
+    /// The storage position of the element at `index` (one entry per dim).
+    pub fn storage_index(&self, index: &[usize]) -> usize {
+        self.offset
+            + index
+                .iter()
+                .zip(&self.strides)
+                .map(|(i, s)| i * s)
+                .sum::<usize>()
+    }
+}

@@ -1,0 +1,36 @@
+//! A reference engine for PyTorch's broadcasting semantics.
+//!
+//! It reproduces what torch 2.13.0 does, to the byte and to the message: shape algebra
+//! ([`shape`]), strided views over shared storage ([`Tensor`], [`views`]), and one error type
+//! ([`Error`]) carrying torch's Python exception class and exact message.
+//!
+//! ```
+//! use bcast_engine::{shape, Tensor};
+//! let x = Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap();
+//! let e = x.expand(&[4, 3]).unwrap();
+//! assert_eq!(e.strides(), &[0, 1]);
+//! assert!(e.shares_storage(&x));
+//! assert_eq!(shape::infer_size(&[3, 1], &[1, 4]).unwrap(), vec![3, 4]);
+//! ```
+
+pub mod alloc;
+pub mod dtype;
+pub mod element;
+pub mod error;
+pub mod index_map;
+pub mod iter;
+pub mod kernels;
+pub mod layout;
+pub mod scalar;
+pub mod shape;
+pub mod storage;
+pub mod tensor;
+pub mod views;
+
+pub use dtype::{Category, DType};
+pub use element::Element;
+pub use error::{Error, ErrorKind, Result};
+pub use layout::Layout;
+pub use scalar::Scalar;
+pub use storage::{Buffer, Storage};
+pub use tensor::Tensor;

@@ -1,0 +1,77 @@
+//! Python numbers passed to ops (`x + 2`, `alpha=0.5`), and element values read out of tensors.
+//!
+//! ```
+//! use bcast_engine::{DType, Scalar};
+//! assert_eq!(Scalar::Float(2.5).wrapped_dtype(), DType::Float32);
+//! assert_eq!(Scalar::Int(3).to_f64(), 3.0);
+//! ```
+
+use crate::DType;
+use std::fmt;
+
+/// A Python `bool`, `int` or `float`; also any element value of a tensor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    /// The dtype torch gives this number when it wraps it as a tensor operand:
+    /// `bool`, `int64`, or the default float dtype `float32`.
+    pub fn wrapped_dtype(self) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::Int64,
+            Scalar::Float(_) => DType::Float32,
+        }
+    }
+
+    /// The value as `f64` (`true` is 1).
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Scalar::Bool(b) => b as u8 as f64,
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(f) => f,
+        }
+    }
+
+    /// The value as `i64`, truncating a float toward zero like a C++ cast (saturating).
+    pub fn to_i64(self) -> i64 {
+        match self {
+            Scalar::Bool(b) => b as i64,
+            Scalar::Int(i) => i,
+            Scalar::Float(f) => f as i64,
+        }
+    }
+
+    /// The value as `bool`: non-zero is true.
+    pub fn to_bool(self) -> bool {
+        match self {
+            Scalar::Bool(b) => b,
+            Scalar::Int(i) => i != 0,
+            Scalar::Float(f) => f != 0.0,
+        }
+    }
+
+    /// Whether this is a Python float.
+    pub fn is_float(self) -> bool {
+        matches!(self, Scalar::Float(_))
+    }
+
+    /// Whether this is a Python bool.
+    pub fn is_bool(self) -> bool {
+        matches!(self, Scalar::Bool(_))
+    }
+}
+
+impl fmt::Display for Scalar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Bool(b) => write!(f, "{}", if *b { "True" } else { "False" }),
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Shared, typed, flat storage. Views hold a [`Storage`] handle; cloning the handle shares it.
+//!
+//! ```
+//! use bcast_engine::{Buffer, Storage};
+//! let s = Storage::new(Buffer::from(vec![1.0f32, 2.0, 3.0]));
+//! let view = s.clone();
+//! assert!(view.same_as(&s));
+//! assert_eq!(s.len(), 3);
+//! ```
+
+use crate::{dispatch_dtype, DType, Element, Error, Result, Scalar};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// The largest storage the engine allocates, in elements. Larger requests are an error, never
+/// an abort: views of any size are free, only materialising them costs memory.
+pub const MAX_STORAGE_ELEMENTS: usize = 1 << 31;
+
+/// The elements of one storage, typed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Buffer {
+    Bool(Vec<bool>),
+    Int64(Vec<i64>),
+    Float32(Vec<f32>),
+    Float64(Vec<f64>),
+}
+
+impl Buffer {
+    /// A buffer of `len` zeros, or an error when `len` is more than the engine allocates.
+    pub fn zeros(dtype: DType, len: usize) -> Result<Buffer> {
+        check_allocation(dtype, len)?;
+        Ok(dispatch_dtype!(dtype, T => Buffer::from(vec![T::default(); len])))
+    }
+
+    /// Converts scalars with C++ casts.
+    pub fn from_scalars(dtype: DType, values: &[Scalar]) -> Buffer {
+        dispatch_dtype!(dtype, T => Buffer::from(values.iter().map(|&v| T::from_scalar(v)).collect::<Vec<T>>()))
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Buffer::Bool(_) => DType::Bool,
+            Buffer::Int64(_) => DType::Int64,
+            Buffer::Float32(_) => DType::Float32,
+            Buffer::Float64(_) => DType::Float64,
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            Buffer::Bool(v) => v.len(),
+            Buffer::Int64(v) => v.len(),
+            Buffer::Float32(v) => v.len(),
+            Buffer::Float64(v) => v.len(),
+        }
+    }
+
+    /// Whether the buffer has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The elements as a typed slice, when `T` is this buffer's type.
+    pub fn as_slice<T: Element>(&self) -> Option<&[T]> {
+        T::buffer_slice(self)
+    }
+
+    /// The elements as a mutable typed slice, when `T` is this buffer's type.
+    pub fn as_mut_slice<T: Element>(&mut self) -> Option<&mut [T]> {
+        T::buffer_slice_mut(self)
+    }
+
+    /// Element `i` as a scalar.
+    pub fn get(&self, i: usize) -> Option<Scalar> {
+        match self {
+            Buffer::Bool(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Int64(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Float32(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Float64(v) => v.get(i).map(|x| x.to_scalar()),
+        }
+    }
+
+    /// Every element as a scalar.
+    pub fn to_scalars(&self) -> Vec<Scalar> {
+        match self {
+            Buffer::Bool(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Int64(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Float32(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Float64(v) => v.iter().map(|x| x.to_scalar()).collect(),
+        }
+    }
+
+    /// Grows the buffer to `len` elements (new elements are zero); never shrinks it.
+    pub fn grow_to(&mut self, len: usize) -> Result<()> {
+        if len <= self.len() {
+            return Ok(());
+        }
+        check_allocation(self.dtype(), len)?;
+        match self {
+            Buffer::Bool(v) => v.resize(len, false),
+            Buffer::Int64(v) => v.resize(len, 0),
+            Buffer::Float32(v) => v.resize(len, 0.0),
+            Buffer::Float64(v) => v.resize(len, 0.0),
+        }
+        Ok(())
+    }
+}
+
+/// Fails, as torch's allocator does, when `len` elements cannot be allocated.
+pub fn check_allocation(dtype: DType, len: usize) -> Result<()> {
+    if len > MAX_STORAGE_ELEMENTS {
+        let bytes = (len as u128) * dtype.itemsize() as u128;
+        return Err(Error::runtime(format!(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
+        )));
+    }
+    Ok(())
+}
+
+/// Access to the matching variant of [`Buffer`] from an element type.
+pub trait BufferElement: Sized {
+    /// The slice, when the buffer holds this type.
+    fn buffer_slice(b: &Buffer) -> Option<&[Self]>;
+    /// The mutable slice, when the buffer holds this type.
+    fn buffer_slice_mut(b: &mut Buffer) -> Option<&mut [Self]>;
+    /// Wraps a vector in the matching buffer variant.
+    fn into_buffer(v: Vec<Self>) -> Buffer;
+}
+
+macro_rules! buffer_element {
+    ($t:ty, $variant:ident) => {
+        impl BufferElement for $t {
+            fn buffer_slice(b: &Buffer) -> Option<&[Self]> {
+                match b {
+                    Buffer::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn buffer_slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
+                match b {
+                    Buffer::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_buffer(v: Vec<Self>) -> Buffer {
+                Buffer::$variant(v)
+            }
+        }
+        impl From<Vec<$t>> for Buffer {
+            fn from(v: Vec<$t>) -> Buffer {
+                Buffer::$variant(v)
+            }
+        }
+    };
+}
+buffer_element!(bool, Bool);
+buffer_element!(i64, Int64);
+buffer_element!(f32, Float32);
+buffer_element!(f64, Float64);
+
+/// A shared handle to a [`Buffer`]. Every view of a tensor holds one; clones share.
+#[derive(Debug, Clone)]
+pub struct Storage(Arc<RwLock<Buffer>>);
+
+impl Storage {
+    /// Wraps a buffer in a new storage.
+    pub fn new(buffer: Buffer) -> Storage {
+        Storage(Arc::new(RwLock::new(buffer)))
+    }
+
+    /// A new storage of `len` zeros.
+    pub fn zeros(dtype: DType, len: usize) -> Result<Storage> {
+        Ok(Storage::new(Buffer::zeros(dtype, len)?))
+    }
+
+    /// Whether both handles refer to the same storage.
+    pub fn same_as(&self, other: &Storage) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// A stable identity for ordering locks and telling storages apart.
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// Locks the buffer for reading.
+    pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+        self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Locks the buffer for writing.
+    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        self.0.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    /// Whether the storage has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.read().dtype()
+    }
+
+    /// A copy of every element, as scalars.
+    pub fn to_scalars(&self) -> Vec<Scalar> {
+        self.read().to_scalars()
+    }
+}

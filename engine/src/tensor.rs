@@ -1,0 +1,198 @@
+//! A tensor: a strided view (shape, strides, offset) over a shared [`Storage`].
+//!
+//! ```
+//! use bcast_engine::Tensor;
+//! let t = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+//! assert_eq!(t.shape(), &[2, 3]);
+//! assert_eq!(t.strides(), &[3, 1]);
+//! assert_eq!(t.to_vec::<f32>().unwrap()[4], 5.0);
+//! ```
+
+use crate::shape::{format_sizes, numel_of};
+use crate::{dispatch_dtype, index_map, Buffer, DType, Element, Error, Layout, Result, Scalar, Storage};
+
+/// A strided view over shared storage. Cloning a `Tensor` shares its storage.
+#[derive(Debug, Clone)]
+pub struct Tensor {
+    storage: Storage,
+    dtype: DType,
+    layout: Layout,
+}
+
+impl Tensor {
+    /// A contiguous tensor owning `data`.
+    ///
+    /// # Errors
+    /// When `data.len()` is not the numel of `shape`.
+    pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
+        let numel = numel_of(shape)?;
+        if numel != data.len() {
+            return Err(Error::runtime(format!(
+                "shape '{}' is invalid for input of size {}",
+                format_sizes(shape),
+                data.len()
+            )));
+        }
+        Ok(Tensor::contiguous_over(Storage::new(T::into_buffer(data)), shape))
+    }
+
+    /// A contiguous tensor of `dtype` from scalars, converted with C++ casts.
+    pub fn from_scalars(values: &[Scalar], dtype: DType, shape: &[usize]) -> Result<Tensor> {
+        dispatch_dtype!(dtype, T => Tensor::from_vec(values.iter().map(|&v| T::from_scalar(v)).collect::<Vec<T>>(), shape))
+    }
+
+    /// A 0-d tensor holding `value`.
+    pub fn scalar_tensor(value: Scalar, dtype: DType) -> Tensor {
+        let storage = Storage::new(Buffer::from_scalars(dtype, &[value]));
+        Tensor::contiguous_over(storage, &[])
+    }
+
+    /// A contiguous tensor of zeros.
+    pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
+        let numel = numel_of(shape)?;
+        Ok(Tensor::contiguous_over(Storage::zeros(dtype, numel)?, shape))
+    }
+
+    /// A contiguous tensor filled with `value`.
+    pub fn full(shape: &[usize], value: Scalar, dtype: DType) -> Result<Tensor> {
+        let numel = numel_of(shape)?;
+        crate::storage::check_allocation(dtype, numel)?;
+        Tensor::from_scalars(&vec![value; numel], dtype, shape)
+    }
+
+    /// `torch.arange(n, dtype=dtype)`.
+    pub fn arange(n: usize, dtype: DType) -> Result<Tensor> {
+        crate::storage::check_allocation(dtype, n)?;
+        let values: Vec<Scalar> = (0..n as i64).map(Scalar::Int).collect();
+        Tensor::from_scalars(&values, dtype, &[n])
+    }
+
+    /// A view over existing storage. The layout must fit inside the storage.
+    ///
+    /// # Errors
+    /// `RuntimeError` when the view reaches past the end of the storage (torch's `setStorage`
+    /// message) or its size computation overflows.
+    pub fn from_storage(storage: &Storage, layout: Layout) -> Result<Tensor> {
+        let dtype = storage.dtype();
+        let required = layout.required_storage_len().ok_or_else(|| {
+            Error::runtime(format!(
+                "Storage size calculation overflowed with sizes={} and strides={}",
+                format_sizes(layout.shape()),
+                format_sizes(layout.strides())
+            ))
+        })?;
+        let len = storage.len();
+        if required > len {
+            let itemsize = dtype.itemsize();
+            return Err(Error::runtime(format!(
+                "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
+                format_sizes(layout.shape()),
+                format_sizes(layout.strides()),
+                layout.offset(),
+                itemsize,
+                required * itemsize,
+                len * itemsize
+            )));
+        }
+        Ok(Tensor {
+            storage: storage.clone(),
+            dtype,
+            layout,
+        })
+    }
+
+    fn contiguous_over(storage: Storage, shape: &[usize]) -> Tensor {
+        let dtype = storage.dtype();
+        Tensor {
+            storage,
+            dtype,
+            layout: Layout::contiguous(shape),
+        }
+    }
+
+    /// Another view of the same storage. The caller guarantees the layout is in bounds.
+    pub(crate) fn with_layout(&self, layout: Layout) -> Tensor {
+        Tensor {
+            storage: self.storage.clone(),
+            dtype: self.dtype,
+            layout,
+        }
+    }
+
+    /// The shared storage.
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The sizes.
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+
+    /// The strides, in elements.
+    pub fn strides(&self) -> &[usize] {
+        self.layout.strides()
+    }
+
+    /// The storage offset, in elements.
+    pub fn offset(&self) -> usize {
+        self.layout.offset()
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// The number of dims.
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+
+    /// The number of elements.
+    pub fn numel(&self) -> usize {
+        self.layout.numel()
+    }
+
+    /// torch's `is_contiguous()`.
+    pub fn is_contiguous(&self) -> bool {
+        self.layout.is_contiguous()
+    }
+
+    /// Whether both tensors view the same storage.
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        self.storage.same_as(&other.storage)
+    }
+
+    /// The elements in row-major order, typed.
+    ///
+    /// # Errors
+    /// When `T` is not this tensor's element type.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        let buffer = self.storage.read();
+        let data = buffer.as_slice::<T>().ok_or_else(|| {
+            Error::runtime(format!(
+                "expected scalar type {} but found {}",
+                T::DTYPE.scalar_type_name(),
+                self.dtype.scalar_type_name()
+            ))
+        })?;
+        Ok(index_map::storage_indices(&self.layout)
+            .into_iter()
+            .map(|i| data[i])
+            .collect())
+    }
+
+    /// The elements in row-major order, as scalars.
+    pub fn to_scalars(&self) -> Vec<Scalar> {
+        dispatch_dtype!(self.dtype, T => self
+            .to_vec::<T>()
+            .map(|v| v.into_iter().map(Element::to_scalar).collect())
+            .unwrap_or_default())
+    }
+}

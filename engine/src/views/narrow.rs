@@ -1,0 +1,86 @@
+//! `narrow` and Python slicing with a step: sub-ranges of one dim, as views.
+
+use crate::shape::wrap_dim;
+use crate::{Error, Result, Tensor};
+
+impl Tensor {
+    /// `x.narrow(dim, start, length)`: `length` elements of `dim` from `start` (which may be
+    /// negative).
+    ///
+    /// ```
+    /// # use bcast_engine::Tensor;
+    /// let x = Tensor::from_vec((0..6i64).collect(), &[2, 3]).unwrap();
+    /// let n = x.narrow(0, -1, 1).unwrap();
+    /// assert_eq!((n.shape(), n.offset()), (&[1, 3][..], 3));
+    /// ```
+    pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+        if self.ndim() == 0 {
+            return Err(Error::runtime("narrow() cannot be applied to a 0-dim tensor."));
+        }
+        if length < 0 {
+            return Err(Error::runtime("narrow(): length must be non-negative."));
+        }
+        let d = wrap_dim(dim, self.ndim())?;
+        let size = self.shape()[d] as i64;
+        if start < -size || start > size {
+            return Err(Error::index(format!(
+                "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                -size
+            )));
+        }
+        let start = if start < 0 { start + size } else { start };
+        if start > size - length {
+            return Err(Error::runtime(format!(
+                "start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )));
+        }
+        self.slice_dim(d, start as usize, length as usize, 1)
+    }
+
+    /// Python slicing `x[:, ..., start:stop:step]` on dim `dim` (0-based, as many leading `:`).
+    /// `None` bounds mean the ends; bounds are clamped as Python clamps them.
+    ///
+    /// ```
+    /// # use bcast_engine::Tensor;
+    /// let x = Tensor::from_vec((0..8i64).collect(), &[8]).unwrap();
+    /// let s = x.slice(0, Some(1), None, 3).unwrap();
+    /// assert_eq!((s.shape(), s.strides(), s.offset()), (&[3][..], &[3][..], 1));
+    /// assert_eq!(s.to_vec::<i64>().unwrap(), vec![1, 4, 7]);
+    /// ```
+    ///
+    /// # Errors
+    /// A step of 0 or below (`ValueError`), or more indices than dims (`IndexError`).
+    pub fn slice(&self, dim: usize, start: Option<i64>, stop: Option<i64>, step: i64) -> Result<Tensor> {
+        if step == 0 {
+            return Err(Error::value("slice step cannot be zero"));
+        }
+        if self.ndim() == 0 {
+            return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
+        }
+        if dim >= self.ndim() {
+            return Err(Error::index(format!(
+                "too many indices for tensor of dimension {}",
+                self.ndim()
+            )));
+        }
+        if step < 0 {
+            return Err(Error::value("step must be greater than zero"));
+        }
+        let size = self.shape()[dim] as i64;
+        let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+        let start = clamp(start.unwrap_or(0));
+        let stop = clamp(stop.unwrap_or(i64::MAX)).max(start);
+        let len = (stop - start) as usize;
+        let step = step as usize;
+        self.slice_dim(dim, start as usize, len.div_ceil(step), step)
+    }
+
+    fn slice_dim(&self, dim: usize, start: usize, len: usize, step: usize) -> Result<Tensor> {
+        let mut shape = self.shape().to_vec();
+        let mut strides = self.strides().to_vec();
+        let offset = self.offset() + start * strides[dim];
+        shape[dim] = len;
+        strides[dim] = strides[dim].saturating_mul(step);
+        self.restrided(shape, strides, offset)
+    }
+}
