@@ -3,4 +3,10 @@
 //! Fixtures (see `fixtures/README.md`) hold cases labelled by real PyTorch; a [`Backend`]
 //! runs them; the runner compares, level by level, and names every difference.
 
+pub mod backend;
 pub mod case;
+pub mod cli;
+pub mod compare;
+pub mod gen;
+pub mod repro;
+pub mod runner;

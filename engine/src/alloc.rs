@@ -9,7 +9,7 @@
 //! assert_eq!(err.message(), "Trying to create tensor with negative dimension -2: [-2, 3]");
 //! ```
 
-use crate::shape::{format_sizes, nonnegative_sizes};
+use crate::shape::{format_sizes, nonnegative_sizes, signed_sizes};
 use crate::{DType, Error, Layout, Result, Storage, Tensor};
 
 /// The largest byte count torch accepts for a storage.
@@ -40,7 +40,11 @@ pub fn empty(sizes: &[i64], dtype: DType) -> Result<Tensor> {
 }
 
 /// `torch.empty_strided(shape, strides, dtype=dtype)`, zero-filled.
+///
+/// # Errors
+/// A negative size (a shape can hold one, see [`crate::shape::numel_of`]), or overflow.
 pub fn empty_strided(shape: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
+    nonnegative_sizes(&signed_sizes(shape))?;
     let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0)?;
     let len = layout.required_storage_len().unwrap_or(0);
     let storage = Storage::zeros(dtype, len)?;

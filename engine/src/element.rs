@@ -14,7 +14,9 @@ use std::fmt::Debug;
 ///
 /// Casts follow C++ `static_cast` (round to nearest for int to float, truncation toward zero
 /// for float to int, non-zero is `true`), which is what torch does when it converts values.
-pub trait Element: crate::storage::BufferElement + Copy + Send + Sync + PartialEq + Debug + Default + 'static {
+pub trait Element:
+    crate::storage::BufferElement + Copy + Send + Sync + PartialEq + Debug + Default + 'static
+{
     /// The dtype of this element type.
     const DTYPE: DType;
     /// Converts from `bool`.

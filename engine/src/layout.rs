@@ -10,7 +10,7 @@
 //! assert!(!t.is_contiguous() && t.is_non_overlapping_and_dense());
 //! ```
 
-use crate::shape::{format_sizes, numel_of};
+use crate::shape::{format_shape, format_sizes, numel_of};
 use crate::{Error, Result};
 
 /// Where the elements of a view live in its storage.
@@ -53,7 +53,7 @@ impl Layout {
         if shape.len() != strides.len() {
             return Err(Error::runtime(format!(
                 "mismatch in length of strides and shape: shape {} has {} dims, strides {} has {}",
-                format_sizes(&shape),
+                format_shape(&shape),
                 shape.len(),
                 format_sizes(&strides),
                 strides.len()
@@ -68,7 +68,7 @@ impl Layout {
         if layout.required_storage_len().is_none() {
             return Err(Error::runtime(format!(
                 "Storage size calculation overflowed with sizes={} and strides={}",
-                format_sizes(&layout.shape),
+                format_shape(&layout.shape),
                 format_sizes(&layout.strides)
             )));
         }
@@ -97,13 +97,13 @@ impl Layout {
 
     /// The number of elements (checked at construction, so it cannot overflow).
     pub fn numel(&self) -> usize {
-        self.shape.iter().product()
+        self.shape.iter().fold(1usize, |n, &s| n.wrapping_mul(s))
     }
 
     /// How long a storage must be to hold every element: one past the furthest element,
     /// or 0 for an empty view. `None` when that overflows.
     pub fn required_storage_len(&self) -> Option<usize> {
-        if self.shape.contains(&0) {
+        if self.numel() == 0 {
             return Some(0);
         }
         let mut last = self.offset;

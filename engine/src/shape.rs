@@ -36,8 +36,16 @@ pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let mut out = vec![0; ndim];
     for i in (0..ndim).rev() {
         let offset = ndim - 1 - i;
-        let size_a = if offset < a.len() { a[a.len() - 1 - offset] } else { 1 };
-        let size_b = if offset < b.len() { b[b.len() - 1 - offset] } else { 1 };
+        let size_a = if offset < a.len() {
+            a[a.len() - 1 - offset]
+        } else {
+            1
+        };
+        let size_b = if offset < b.len() {
+            b[b.len() - 1 - offset]
+        } else {
+            1
+        };
         if !(size_a == size_b || size_a == 1 || size_b == 1) {
             return Err(Error::runtime(format!(
                 "The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at non-singleton dimension {i}"
@@ -130,7 +138,9 @@ pub fn broadcast_shapes(args: &[ShapeArg]) -> Result<Vec<usize>> {
             }
             if common[slot] == 1 {
                 if size < 0 {
-                    return Err(Error::value("Attempting to broadcast a dimension with negative length!"));
+                    return Err(Error::value(
+                        "Attempting to broadcast a dimension with negative length!",
+                    ));
                 }
                 common[slot] = size;
             }
@@ -172,10 +182,20 @@ pub fn numel(sizes: &[i64]) -> Result<usize> {
     usize::try_from(n).map_err(|_| Error::runtime("numel: integer multiplication overflow"))
 }
 
-/// [`numel`] for sizes that are already non-negative.
+/// [`numel`] of a tensor's shape. A shape holds torch's `int64` sizes bit for bit: torch lets
+/// a negative size through when another size is 0 (`expand(0, -2)`), and so does the engine.
 pub fn numel_of(shape: &[usize]) -> Result<usize> {
-    let sizes: Vec<i64> = shape.iter().map(|&s| i64::try_from(s).unwrap_or(-1)).collect();
-    numel(&sizes)
+    numel(&signed_sizes(shape))
+}
+
+/// A shape's sizes as torch's signed `int64` values.
+pub fn signed_sizes(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|&s| s as i64).collect()
+}
+
+/// Formats a tensor's shape as torch prints it, sizes signed: `[0, -2, 3]`.
+pub fn format_shape(shape: &[usize]) -> String {
+    format_sizes(&signed_sizes(shape))
 }
 
 /// Wraps a possibly negative `dim` into `0..ndim`, as `maybe_wrap_dim` does; a 0-d tensor

@@ -186,12 +186,16 @@ impl Storage {
 
     /// Locks the buffer for reading.
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
-        self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Locks the buffer for writing.
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
-        self.0.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The number of elements.

@@ -8,8 +8,10 @@
 //! assert_eq!(t.to_vec::<f32>().unwrap()[4], 5.0);
 //! ```
 
-use crate::shape::{format_sizes, numel_of};
-use crate::{dispatch_dtype, index_map, Buffer, DType, Element, Error, Layout, Result, Scalar, Storage};
+use crate::shape::{format_shape, format_sizes, numel_of};
+use crate::{
+    dispatch_dtype, index_map, Buffer, DType, Element, Error, Layout, Result, Scalar, Storage,
+};
 
 /// A strided view over shared storage. Cloning a `Tensor` shares its storage.
 #[derive(Debug, Clone)]
@@ -33,7 +35,10 @@ impl Tensor {
                 data.len()
             )));
         }
-        Ok(Tensor::contiguous_over(Storage::new(T::into_buffer(data)), shape))
+        Ok(Tensor::contiguous_over(
+            Storage::new(T::into_buffer(data)),
+            shape,
+        ))
     }
 
     /// A contiguous tensor of `dtype` from scalars, converted with C++ casts.
@@ -50,7 +55,10 @@ impl Tensor {
     /// A contiguous tensor of zeros.
     pub fn zeros(shape: &[usize], dtype: DType) -> Result<Tensor> {
         let numel = numel_of(shape)?;
-        Ok(Tensor::contiguous_over(Storage::zeros(dtype, numel)?, shape))
+        Ok(Tensor::contiguous_over(
+            Storage::zeros(dtype, numel)?,
+            shape,
+        ))
     }
 
     /// A contiguous tensor filled with `value`.
@@ -77,7 +85,7 @@ impl Tensor {
         let required = layout.required_storage_len().ok_or_else(|| {
             Error::runtime(format!(
                 "Storage size calculation overflowed with sizes={} and strides={}",
-                format_sizes(layout.shape()),
+                format_shape(layout.shape()),
                 format_sizes(layout.strides())
             ))
         })?;
@@ -86,7 +94,7 @@ impl Tensor {
             let itemsize = dtype.itemsize();
             return Err(Error::runtime(format!(
                 "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
-                format_sizes(layout.shape()),
+                format_shape(layout.shape()),
                 format_sizes(layout.strides()),
                 layout.offset(),
                 itemsize,

@@ -39,7 +39,9 @@ pub fn fill_values(dtype: DType, fill: &Fill) -> Vec<Num> {
                     match dtype {
                         DType::Bool => Num::Bool(r & 1 == 1),
                         DType::Int64 => Num::Int((r % 21) as i64 - 10),
-                        DType::Float32 | DType::Float64 => Num::Float(((r % 33) as f64 - 16.0) / 4.0),
+                        DType::Float32 | DType::Float64 => {
+                            Num::Float(((r % 33) as f64 - 16.0) / 4.0)
+                        }
                     }
                 })
                 .collect()

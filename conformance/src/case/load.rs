@@ -40,11 +40,15 @@ fn error(path: &Path, message: impl Into<String>) -> LoadError {
 /// Loads and validates one fixture file.
 pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|e| error(path, e.to_string()))?;
-    let file: FixtureFile = serde_json::from_str(&text).map_err(|e| error(path, format!("invalid fixture JSON: {e}")))?;
+    let file: FixtureFile = serde_json::from_str(&text)
+        .map_err(|e| error(path, format!("invalid fixture JSON: {e}")))?;
     if file.schema != SCHEMA_VERSION {
         return Err(error(
             path,
-            format!("schema version {} is not supported (this runner reads {SCHEMA_VERSION})", file.schema),
+            format!(
+                "schema version {} is not supported (this runner reads {SCHEMA_VERSION})",
+                file.schema
+            ),
         ));
     }
     file.cases
@@ -143,7 +147,10 @@ fn validate(case: &Case) -> Result<(), String> {
             .map_err(|e| format!("tensor {name}: {}", e.message()))?;
         let needed = layout.required_storage_len().unwrap_or(usize::MAX);
         if needed > len {
-            return Err(format!("tensor {name} needs {needed} elements but storage {} has {len}", t.storage));
+            return Err(format!(
+                "tensor {name} needs {needed} elements but storage {} has {len}",
+                t.storage
+            ));
         }
     }
     Ok(())

@@ -7,6 +7,8 @@ mod model;
 mod number;
 
 pub use fill::{fill_values, splitmix64};
-pub use load::{load_dir, load_file, load_paths, storage_dtype, storage_values, LoadError, LoadedCase};
+pub use load::{
+    load_dir, load_file, load_paths, storage_dtype, storage_values, LoadError, LoadedCase,
+};
 pub use model::*;
 pub use number::Num;

@@ -175,7 +175,8 @@ pub enum ResultValue {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TensorResult {
-    pub shape: Vec<usize>,
+    /// Sizes as torch reports them (signed: torch can produce a negative size in an empty view).
+    pub shape: Vec<i64>,
     pub dtype: String,
     pub strides: Vec<usize>,
     #[serde(default)]

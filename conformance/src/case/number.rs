@@ -46,12 +46,12 @@ impl Num {
     /// Whether this value can be an element of `dtype` as written (an int for a float dtype
     /// is accepted; a float for an int dtype is not).
     pub fn fits(self, dtype: DType) -> bool {
-        match (self, dtype) {
-            (Num::Bool(_), DType::Bool) => true,
-            (Num::Int(_), DType::Int64 | DType::Float32 | DType::Float64) => true,
-            (Num::Float(_), DType::Float32 | DType::Float64) => true,
-            _ => false,
-        }
+        matches!(
+            (self, dtype),
+            (Num::Bool(_), DType::Bool)
+                | (Num::Int(_), DType::Int64 | DType::Float32 | DType::Float64)
+                | (Num::Float(_), DType::Float32 | DType::Float64)
+        )
     }
 }
 
@@ -61,7 +61,9 @@ impl Serialize for Num {
             Num::Bool(b) => s.serialize_bool(b),
             Num::Int(i) => s.serialize_i64(i),
             Num::Float(f) if f.is_nan() => s.serialize_str("nan"),
-            Num::Float(f) if f.is_infinite() => s.serialize_str(if f > 0.0 { "inf" } else { "-inf" }),
+            Num::Float(f) if f.is_infinite() => {
+                s.serialize_str(if f > 0.0 { "inf" } else { "-inf" })
+            }
             Num::Float(f) => s.serialize_f64(f),
         }
     }

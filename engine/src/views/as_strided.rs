@@ -11,7 +11,12 @@ use crate::{Error, Layout, Result, Tensor};
 /// assert_eq!(compute_storage_nbytes(&[3], &[2], 8, 0).unwrap(), 40);
 /// assert!(compute_storage_nbytes(&[2, -1], &[1, 1], 8, 0).is_err());
 /// ```
-pub fn compute_storage_nbytes(sizes: &[i64], strides: &[i64], itemsize: usize, offset: i64) -> Result<u64> {
+pub fn compute_storage_nbytes(
+    sizes: &[i64],
+    strides: &[i64],
+    itemsize: usize,
+    offset: i64,
+) -> Result<u64> {
     let mut size = (offset as u64).wrapping_add(1);
     let mut overflowed = false;
     for (&s, &st) in sizes.iter().zip(strides) {
@@ -49,7 +54,12 @@ impl Tensor {
     /// # Errors
     /// Mismatched lengths, negative strides or offset, overflow, or a view reaching past the
     /// end of the storage, each with torch's message.
-    pub fn as_strided(&self, size: &[i64], stride: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
+    pub fn as_strided(
+        &self,
+        size: &[i64],
+        stride: &[i64],
+        storage_offset: Option<i64>,
+    ) -> Result<Tensor> {
         let offset = storage_offset.unwrap_or(self.offset() as i64);
         if size.len() != stride.len() {
             return Err(Error::runtime("mismatch in length of strides and shape"));
@@ -76,10 +86,13 @@ impl Tensor {
             )));
         }
         if offset < 0 {
-            return Err(Error::runtime(format!("Tensor: invalid storage offset {offset}")));
+            return Err(Error::runtime(format!(
+                "Tensor: invalid storage offset {offset}"
+            )));
         }
         numel(size)?;
-        // Every size and stride is non-negative and the extent fits, so these conversions hold.
+        // Strides are non-negative and the extent fits; a negative size survives only beside a
+        // 0 (numel 0), kept bit for bit as torch keeps it.
         let layout = Layout::new(
             size.iter().map(|&s| s as usize).collect(),
             stride.iter().map(|&s| s as usize).collect(),
@@ -89,7 +102,12 @@ impl Tensor {
     }
 
     /// A view with a layout the engine computed itself from this tensor's (always in bounds).
-    pub(crate) fn restrided(&self, shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Result<Tensor> {
+    pub(crate) fn restrided(
+        &self,
+        shape: Vec<usize>,
+        strides: Vec<usize>,
+        offset: usize,
+    ) -> Result<Tensor> {
         Ok(self.with_layout(Layout::new(shape, strides, offset)?))
     }
 }

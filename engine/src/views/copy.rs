@@ -55,7 +55,11 @@ impl Tensor {
 
     /// A row-major copy, always new storage.
     pub(crate) fn contiguous_copy(&self) -> Result<Tensor> {
-        let out = alloc::empty_strided(self.shape(), &contiguous_strides(self.shape()), self.dtype())?;
+        let out = alloc::empty_strided(
+            self.shape(),
+            &contiguous_strides(self.shape()),
+            self.dtype(),
+        )?;
         kernels::copy_into(&out, self)?;
         Ok(out)
     }
@@ -95,7 +99,11 @@ impl Tensor {
         let padded: Vec<i64> = std::iter::repeat_n(1, new_dims)
             .chain(self.shape().iter().map(|&s| s as i64))
             .collect();
-        let target: Vec<i64> = padded.iter().zip(repeats).map(|(p, r)| p.wrapping_mul(*r)).collect();
+        let target: Vec<i64> = padded
+            .iter()
+            .zip(repeats)
+            .map(|(p, r)| p.wrapping_mul(*r))
+            .collect();
         let result = alloc::empty(&target, self.dtype())?;
         if repeats.contains(&0) {
             return Ok(result);

@@ -16,7 +16,11 @@ impl Tensor {
         let dim = wrap_dim(dim, self.ndim() + 1)?;
         let mut shape = self.shape().to_vec();
         let mut strides = self.strides().to_vec();
-        let stride = if dim >= self.ndim() { 1 } else { shape[dim] * strides[dim] };
+        let stride = if dim >= self.ndim() {
+            1
+        } else {
+            shape[dim] * strides[dim]
+        };
         shape.insert(dim, 1);
         strides.insert(dim, stride);
         self.restrided(shape, strides, self.offset())
@@ -37,7 +41,9 @@ impl Tensor {
         for &d in dims {
             let w = wrap_dim(d, self.ndim())?;
             if drop[w] {
-                return Err(Error::runtime(format!("dim {w} appears multiple times in the list of dims")));
+                return Err(Error::runtime(format!(
+                    "dim {w} appears multiple times in the list of dims"
+                )));
             }
             drop[w] = true;
         }
@@ -104,14 +110,16 @@ impl Tensor {
     /// `x.select(dim, index)`, i.e. `x[..., index]`: the dim removed at one index.
     pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
         if self.ndim() == 0 {
-            return Err(Error::index("select() cannot be applied to a 0-dim tensor."));
+            return Err(Error::index(
+                "select() cannot be applied to a 0-dim tensor.",
+            ));
         }
         let d = wrap_dim_no_scalar(dim, self.ndim())?;
         let size = self.shape()[d] as i64;
         if index < -size || index >= size {
             return Err(Error::index(format!(
                 "select(): index {index} out of range for tensor of size {} at dimension {d}",
-                crate::shape::format_sizes(self.shape())
+                crate::shape::format_shape(self.shape())
             )));
         }
         let i = if index < 0 { index + size } else { index } as usize;

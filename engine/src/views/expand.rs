@@ -1,6 +1,6 @@
 //! `expand`, `expand_as`, `broadcast_to` and `broadcast_tensors`: stride-0 views, no copy.
 
-use crate::shape::{broadcast_all, format_sizes};
+use crate::shape::{broadcast_all, format_shape, format_sizes};
 use crate::{Error, Result, Tensor};
 
 impl Tensor {
@@ -25,7 +25,7 @@ impl Tensor {
             return Err(Error::runtime(format!(
                 "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
                 self.dtype().tensor_type_name(),
-                format_sizes(self.shape()),
+                format_shape(self.shape()),
                 format_sizes(sizes),
                 sizes.len(),
                 tensor_dim
@@ -67,7 +67,7 @@ impl Tensor {
                     return Err(Error::runtime(format!(
                         "The expanded size of the tensor ({target}) must match the existing size ({size}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
                         format_sizes(sizes),
-                        format_sizes(self.shape())
+                        format_shape(self.shape())
                     )));
                 }
                 size = target;

@@ -15,10 +15,12 @@ mod as_strided;
 mod copy;
 mod dims;
 mod expand;
+mod index;
 mod narrow;
 mod reshape;
 
 pub use as_strided::compute_storage_nbytes;
 pub use copy::infer_dense_strides;
 pub use expand::broadcast_tensors;
+pub use index::TensorIndex;
 pub use reshape::{compute_view_strides, infer_view_size};

@@ -1,4 +1,4 @@
-//! `narrow` and Python slicing with a step: sub-ranges of one dim, as views.
+//! `narrow` and `slice`: sub-ranges of one dim, as views.
 
 use crate::shape::wrap_dim;
 use crate::{Error, Result, Tensor};
@@ -15,7 +15,9 @@ impl Tensor {
     /// ```
     pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
         if self.ndim() == 0 {
-            return Err(Error::runtime("narrow() cannot be applied to a 0-dim tensor."));
+            return Err(Error::runtime(
+                "narrow() cannot be applied to a 0-dim tensor.",
+            ));
         }
         if length < 0 {
             return Err(Error::runtime("narrow(): length must be non-negative."));
@@ -37,8 +39,8 @@ impl Tensor {
         self.slice_dim(d, start as usize, length as usize, 1)
     }
 
-    /// Python slicing `x[:, ..., start:stop:step]` on dim `dim` (0-based, as many leading `:`).
-    /// `None` bounds mean the ends; bounds are clamped as Python clamps them.
+    /// `torch.slice(x, dim, start, end, step)` (ATen's `slice`): `start` and `end` wrap once
+    /// and are clamped; `None` means the ends.
     ///
     /// ```
     /// # use bcast_engine::Tensor;
@@ -47,32 +49,41 @@ impl Tensor {
     /// assert_eq!((s.shape(), s.strides(), s.offset()), (&[3][..], &[3][..], 1));
     /// assert_eq!(s.to_vec::<i64>().unwrap(), vec![1, 4, 7]);
     /// ```
-    ///
-    /// # Errors
-    /// A step of 0 or below (`ValueError`), or more indices than dims (`IndexError`).
-    pub fn slice(&self, dim: usize, start: Option<i64>, stop: Option<i64>, step: i64) -> Result<Tensor> {
-        if step == 0 {
-            return Err(Error::value("slice step cannot be zero"));
-        }
+    pub fn slice(
+        &self,
+        dim: i64,
+        start: Option<i64>,
+        end: Option<i64>,
+        step: i64,
+    ) -> Result<Tensor> {
         if self.ndim() == 0 {
             return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
         }
-        if dim >= self.ndim() {
-            return Err(Error::index(format!(
-                "too many indices for tensor of dimension {}",
-                self.ndim()
-            )));
+        let d = wrap_dim(dim, self.ndim())?;
+        if step <= 0 {
+            return Err(Error::runtime("slice step must be positive"));
         }
-        if step < 0 {
-            return Err(Error::value("step must be greater than zero"));
+        let size = self.shape()[d] as i64;
+        let mut start = start.unwrap_or(0);
+        let mut end = end.unwrap_or(i64::MAX);
+        if start == i64::MAX {
+            start = 0;
         }
-        let size = self.shape()[dim] as i64;
-        let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
-        let start = clamp(start.unwrap_or(0));
-        let stop = clamp(stop.unwrap_or(i64::MAX)).max(start);
-        let len = (stop - start) as usize;
-        let step = step as usize;
-        self.slice_dim(dim, start as usize, len.div_ceil(step), step)
+        if start < 0 {
+            start += size;
+        }
+        if end < 0 {
+            end += size;
+        }
+        start = start.clamp(0, size);
+        end = end.clamp(start, size.max(start));
+        let len = (end - start) as usize;
+        self.slice_dim(
+            d,
+            start as usize,
+            len.div_ceil(step as usize),
+            step as usize,
+        )
     }
 
     fn slice_dim(&self, dim: usize, start: usize, len: usize, step: usize) -> Result<Tensor> {

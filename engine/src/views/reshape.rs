@@ -56,7 +56,11 @@ pub fn infer_view_size(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
 /// assert_eq!(compute_view_strides(&[2, 3], &[3, 1], &[3, 2]), Some(vec![2, 1]));
 /// assert_eq!(compute_view_strides(&[3, 2], &[1, 3], &[6]), None);
 /// ```
-pub fn compute_view_strides(old_shape: &[usize], old_strides: &[usize], new_shape: &[usize]) -> Option<Vec<usize>> {
+pub fn compute_view_strides(
+    old_shape: &[usize],
+    old_strides: &[usize],
+    new_shape: &[usize],
+) -> Option<Vec<usize>> {
     if old_shape.is_empty() {
         return Some(vec![1; new_shape.len()]);
     }
@@ -82,7 +86,8 @@ pub fn compute_view_strides(old_shape: &[usize], old_strides: &[usize], new_shap
     for tensor_d in (0..old_shape.len()).rev() {
         tensor_numel *= old_shape[tensor_d];
         let chunk_ends = tensor_d == 0
-            || (old_shape[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+            || (old_shape[tensor_d - 1] != 1
+                && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
         if chunk_ends {
             while view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d as usize] == 1) {
                 new_strides[view_d as usize] = view_numel * chunk_base_stride;
@@ -136,7 +141,11 @@ impl Tensor {
             Some(strides) => self.restrided(new_shape, strides, self.offset()),
             None => {
                 let copy = self.contiguous_copy()?;
-                copy.restrided(new_shape.clone(), crate::layout::contiguous_strides(&new_shape), 0)
+                copy.restrided(
+                    new_shape.clone(),
+                    crate::layout::contiguous_strides(&new_shape),
+                    0,
+                )
             }
         }
     }

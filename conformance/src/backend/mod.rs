@@ -1,0 +1,119 @@
+//! What an implementation under test provides: a [`Backend`] runs a case and reports the
+//! outcome in the schema's terms, and declares which ops, dtypes and check levels it claims.
+
+pub mod reference;
+
+use crate::case::{Case, Outcome};
+use bcast_engine::DType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// One kind of check the runner makes (see `fixtures/README.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// ok vs error, result shapes, sizes and ints.
+    Shapes,
+    /// Result dtypes.
+    Dtypes,
+    /// Result values, with the case's tolerance.
+    Values,
+    /// The exception class of an error.
+    Errors,
+    /// The exact message of an error.
+    Messages,
+    /// Storages after in-place and `out=` calls; no writes elsewhere.
+    Inplace,
+    /// Whether a result views an input storage, and its offset.
+    Aliasing,
+    /// Result strides.
+    Strides,
+}
+
+impl Level {
+    /// Every level.
+    pub const ALL: [Level; 8] = [
+        Level::Shapes,
+        Level::Dtypes,
+        Level::Values,
+        Level::Errors,
+        Level::Messages,
+        Level::Inplace,
+        Level::Aliasing,
+        Level::Strides,
+    ];
+
+    /// The level's name, as in fixtures, reports and the CLI.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Shapes => "shapes",
+            Level::Dtypes => "dtypes",
+            Level::Values => "values",
+            Level::Errors => "errors",
+            Level::Messages => "messages",
+            Level::Inplace => "inplace",
+            Level::Aliasing => "aliasing",
+            Level::Strides => "strides",
+        }
+    }
+
+    /// Parses [`Level::name`].
+    pub fn from_name(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a backend claims to implement. Cases outside it are skipped, not failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// The `fn` names it runs (`torch.add`, `Tensor.expand`, ...); `None` means every op.
+    #[serde(default)]
+    pub ops: Option<BTreeSet<String>>,
+    /// The dtypes it supports; a case touching another dtype is skipped.
+    pub dtypes: BTreeSet<String>,
+    /// The check levels it claims.
+    pub levels: BTreeSet<Level>,
+}
+
+impl Capabilities {
+    /// Every op, dtype and level.
+    pub fn everything() -> Capabilities {
+        Capabilities {
+            ops: None,
+            dtypes: DType::ALL.iter().map(|d| d.name().to_string()).collect(),
+            levels: Level::ALL.into_iter().collect(),
+        }
+    }
+
+    /// Whether the backend runs this op.
+    pub fn runs_op(&self, fn_name: &str) -> bool {
+        self.ops.as_ref().is_none_or(|ops| ops.contains(fn_name))
+    }
+}
+
+/// A backend failure that is not an outcome: it crashed, hung, or answered nonsense.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendFailure(pub String);
+
+impl fmt::Display for BackendFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An implementation under test.
+pub trait Backend {
+    /// A short name for reports.
+    fn name(&self) -> String;
+    /// What it claims.
+    fn capabilities(&self) -> Capabilities;
+    /// Runs one case (its `expect` is ignored) and reports what happened.
+    fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure>;
+}

@@ -1,0 +1,42 @@
+//! The `bcast` command line. With no subcommand it runs the main job: the conformance suite
+//! against the embedded reference engine.
+
+mod gen;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Conformance suite and differential harness for PyTorch broadcasting semantics.
+#[derive(Debug, Parser)]
+#[command(name = "bcast", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run fixtures against a backend (the default).
+    Run(run::RunArgs),
+    /// Write generated, unlabelled cases as JSON lines (label them with scripts/label.py).
+    Gen(gen::GenArgs),
+}
+
+/// Parses the command line and runs it.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => run::run(run::RunArgs::default()),
+        Some(Command::Run(args)) => run::run(args),
+        Some(Command::Gen(args)) => gen::gen(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("bcast: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

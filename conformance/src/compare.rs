@@ -1,0 +1,341 @@
+//! Comparing an outcome with the expectation, level by level. Every difference becomes a
+//! [`Mismatch`] naming the level, the place, and both values.
+
+use crate::backend::Level;
+use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult, Tolerance};
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// One difference between expected and actual.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub level: Level,
+    pub place: String,
+    pub expected: String,
+    pub got: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[{}] {}: expected {}, got {}",
+            self.level, self.place, self.expected, self.got
+        )
+    }
+}
+
+struct Diff<'a> {
+    levels: &'a BTreeSet<Level>,
+    tolerance: Option<Tolerance>,
+    out: Vec<Mismatch>,
+}
+
+impl Diff<'_> {
+    fn check(&mut self, level: Level, place: &str, expected: String, got: String) {
+        if self.levels.contains(&level) && expected != got {
+            self.out.push(Mismatch {
+                level,
+                place: place.to_string(),
+                expected,
+                got,
+            });
+        }
+    }
+}
+
+/// Compares `got` with the case's expectation at the claimed `levels`.
+///
+/// ```
+/// use bcast_conformance::backend::Level;
+/// use bcast_conformance::case::{ErrorOutcome, Outcome};
+/// use bcast_conformance::compare::compare_outcomes;
+/// let want = Outcome::Error(ErrorOutcome { kind: "RuntimeError".into(), message: "a".into() });
+/// let got = Outcome::Error(ErrorOutcome { kind: "RuntimeError".into(), message: "b".into() });
+/// let levels = [Level::Errors].into_iter().collect();
+/// assert!(compare_outcomes(&want, &got, None, &levels).is_empty());
+/// let levels = [Level::Messages].into_iter().collect();
+/// assert_eq!(compare_outcomes(&want, &got, None, &levels).len(), 1);
+/// ```
+pub fn compare_outcomes(
+    expected: &Outcome,
+    got: &Outcome,
+    tolerance: Option<Tolerance>,
+    levels: &BTreeSet<Level>,
+) -> Vec<Mismatch> {
+    let mut d = Diff {
+        levels,
+        tolerance,
+        out: Vec::new(),
+    };
+    match (expected, got) {
+        (Outcome::Error(e), Outcome::Error(g)) => {
+            d.check(Level::Errors, "error type", e.kind.clone(), g.kind.clone());
+            d.check(
+                Level::Messages,
+                "error message",
+                quote(&e.message),
+                quote(&g.message),
+            );
+        }
+        (Outcome::Ok(e), Outcome::Ok(g)) => compare_ok(&mut d, e, g),
+        (Outcome::Error(e), Outcome::Ok(g)) => {
+            let level = if levels.contains(&Level::Shapes) {
+                Level::Shapes
+            } else {
+                Level::Errors
+            };
+            d.check(
+                level,
+                "outcome",
+                format!("{}: {}", e.kind, quote(&e.message)),
+                summary(&g.result),
+            );
+        }
+        (Outcome::Ok(e), Outcome::Error(g)) => {
+            let level = if levels.contains(&Level::Shapes) {
+                Level::Shapes
+            } else {
+                Level::Errors
+            };
+            d.check(
+                level,
+                "outcome",
+                summary(&e.result),
+                format!("{}: {}", g.kind, quote(&g.message)),
+            );
+        }
+    }
+    d.out
+}
+
+/// Compares a case's expectation with `got`; a case without expectation has nothing to compare.
+pub fn compare_case(case: &Case, got: &Outcome, levels: &BTreeSet<Level>) -> Vec<Mismatch> {
+    match &case.expect {
+        Some(expected) => compare_outcomes(expected, got, case.tolerance, levels),
+        None => Vec::new(),
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("{s:?}")
+}
+
+fn summary(r: &ResultValue) -> String {
+    match r {
+        ResultValue::Tensor(t) => format!("a tensor of shape {:?}", t.shape),
+        ResultValue::Tensors(ts) => format!("{} tensors", ts.len()),
+        ResultValue::Size(s) => format!("torch.Size({s:?})"),
+        ResultValue::Int(i) => format!("{i}"),
+        ResultValue::Bool(b) => format!("{b}"),
+    }
+}
+
+fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
+    match (&e.result, &g.result) {
+        (ResultValue::Tensor(et), ResultValue::Tensor(gt)) => compare_tensor(d, "result", et, gt),
+        (ResultValue::Tensors(ets), ResultValue::Tensors(gts)) => {
+            d.check(
+                Level::Shapes,
+                "number of results",
+                ets.len().to_string(),
+                gts.len().to_string(),
+            );
+            for (i, (et, gt)) in ets.iter().zip(gts).enumerate() {
+                compare_tensor(d, &format!("result[{i}]"), et, gt);
+            }
+        }
+        (er, gr) => d.check(
+            Level::Shapes,
+            "result",
+            format!("{er:?}"),
+            format!("{gr:?}"),
+        ),
+    }
+    match (&e.storages, &g.storages) {
+        (Some(es), Some(gs)) => {
+            for (name, ev) in es {
+                match gs.get(name) {
+                    Some(gv) => {
+                        compare_values(d, Level::Inplace, &format!("storage {name}"), None, ev, gv)
+                    }
+                    None => d.check(
+                        Level::Inplace,
+                        &format!("storage {name}"),
+                        "its contents".into(),
+                        "nothing".into(),
+                    ),
+                }
+            }
+        }
+        (Some(_), None) => d.check(
+            Level::Inplace,
+            "storages",
+            "written".into(),
+            "not reported".into(),
+        ),
+        (None, Some(gs)) => {
+            let names: Vec<&String> = gs.keys().collect();
+            d.check(
+                Level::Inplace,
+                "storages",
+                "unchanged".into(),
+                format!("written: {names:?}"),
+            );
+        }
+        (None, None) => {}
+    }
+}
+
+fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult) {
+    d.check(
+        Level::Shapes,
+        &format!("{place}.shape"),
+        format!("{:?}", e.shape),
+        format!("{:?}", g.shape),
+    );
+    d.check(
+        Level::Dtypes,
+        &format!("{place}.dtype"),
+        e.dtype.clone(),
+        g.dtype.clone(),
+    );
+    d.check(
+        Level::Strides,
+        &format!("{place}.strides"),
+        format!("{:?}", e.strides),
+        format!("{:?}", g.strides),
+    );
+    d.check(
+        Level::Aliasing,
+        &format!("{place}.storage"),
+        format!("{:?}", e.storage),
+        format!("{:?}", g.storage),
+    );
+    if e.storage.is_some() && e.storage == g.storage {
+        d.check(
+            Level::Aliasing,
+            &format!("{place}.offset"),
+            e.offset.to_string(),
+            g.offset.to_string(),
+        );
+    }
+    if e.shape != g.shape {
+        return;
+    }
+    let float = e.dtype.starts_with("float");
+    match (&e.values, &e.samples) {
+        (Some(ev), _) => match &g.values {
+            Some(gv) => compare_values(
+                d,
+                Level::Values,
+                &format!("{place}.values"),
+                Some(float),
+                ev,
+                gv,
+            ),
+            None => d.check(
+                Level::Values,
+                &format!("{place}.values"),
+                "all values".into(),
+                "samples".into(),
+            ),
+        },
+        (None, Some(es)) => {
+            let got_at = |i: usize| -> Option<Num> {
+                match (&g.values, &g.samples) {
+                    (Some(gv), _) => gv.get(i).copied(),
+                    (None, Some(gs)) => gs.iter().find(|(k, _)| *k == i).map(|(_, v)| *v),
+                    (None, None) => None,
+                }
+            };
+            let ev: Vec<Num> = es.iter().map(|(_, v)| *v).collect();
+            let gv: Vec<Num> = es
+                .iter()
+                .map(|(i, _)| got_at(*i).unwrap_or(Num::Float(f64::NAN)))
+                .collect();
+            compare_values(
+                d,
+                Level::Values,
+                &format!("{place}.samples"),
+                Some(float),
+                &ev,
+                &gv,
+            );
+        }
+        (None, None) => {}
+    }
+}
+
+/// Whether two elements agree: NaN equals NaN, `0.0` equals `-0.0`, and floats may differ
+/// within the tolerance.
+pub fn values_agree(e: Num, g: Num, tolerance: Option<Tolerance>) -> bool {
+    match (e, g) {
+        (Num::Bool(a), Num::Bool(b)) => a == b,
+        (Num::Int(a), Num::Int(b)) => a == b,
+        (Num::Bool(_), _) | (_, Num::Bool(_)) => false,
+        (a, b) => {
+            let (a, b) = (a.to_f64(), b.to_f64());
+            if a.is_nan() || b.is_nan() {
+                return a.is_nan() && b.is_nan();
+            }
+            if a == b {
+                return true;
+            }
+            match tolerance {
+                Some(t) if a.is_finite() && b.is_finite() => {
+                    (a - b).abs() <= t.atol + t.rtol * a.abs()
+                }
+                _ => false,
+            }
+        }
+    }
+}
+
+fn compare_values(
+    d: &mut Diff,
+    level: Level,
+    place: &str,
+    float: Option<bool>,
+    e: &[Num],
+    g: &[Num],
+) {
+    if e.len() != g.len() {
+        d.check(
+            level,
+            &format!("{place} length"),
+            e.len().to_string(),
+            g.len().to_string(),
+        );
+        return;
+    }
+    let tolerance = if float == Some(false) {
+        None
+    } else {
+        d.tolerance
+    };
+    let bad: Vec<usize> = (0..e.len())
+        .filter(|&i| !values_agree(e[i], g[i], tolerance))
+        .collect();
+    if let Some(&first) = bad.first() {
+        let detail = if bad.len() > 1 {
+            format!(" (and {} more)", bad.len() - 1)
+        } else {
+            String::new()
+        };
+        d.check(
+            level,
+            &format!("{place}[{first}]{detail}"),
+            show(e[first]),
+            show(g[first]),
+        );
+    }
+}
+
+fn show(n: Num) -> String {
+    match n {
+        Num::Bool(b) => b.to_string(),
+        Num::Int(i) => i.to_string(),
+        Num::Float(f) => format!("{f:?}"),
+    }
+}

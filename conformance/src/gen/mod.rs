@@ -1,0 +1,69 @@
+//! Case generators, shared by the torch corpus (`bcast gen`), the proptest properties, the
+//! differential runner and the fuzz targets. Every generator draws from an
+//! [`arbitrary::Unstructured`], so the same code turns fuzz input, proptest bytes or a seed
+//! into a [`Case`](crate::case::Case).
+//!
+//! ```
+//! use bcast_conformance::gen::{families, generate};
+//! let family = &families()[0];
+//! let a = generate(family, 7, 0);
+//! assert_eq!(a, generate(family, 7, 0)); // deterministic
+//! assert!(a.id.starts_with(family.name));
+//! ```
+
+mod builder;
+mod layouts;
+mod registry;
+mod shapes;
+
+pub use builder::CaseBuilder;
+pub use layouts::{random_view, ViewKind, ViewSpec};
+pub use registry::{families, find_family, Family};
+pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
+
+use crate::case::{splitmix64, Case, Source};
+use arbitrary::Unstructured;
+
+/// The result type of generators.
+pub type GenResult<T> = arbitrary::Result<T>;
+
+/// How many random bytes one generated case may draw.
+pub const BYTES_PER_CASE: usize = 4096;
+
+/// The bytes behind case `index` of `seed`: a splitmix64 stream.
+pub fn seeded_bytes(seed: u64, index: u64) -> Vec<u8> {
+    let mut state = seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut out = Vec::with_capacity(BYTES_PER_CASE);
+    while out.len() < BYTES_PER_CASE {
+        let (next, z) = splitmix64(state);
+        state = next;
+        out.extend_from_slice(&z.to_le_bytes());
+    }
+    out
+}
+
+/// Case `index` of `family` for `seed`, with its id and source filled in.
+pub fn generate(family: &Family, seed: u64, index: u64) -> Case {
+    let bytes = seeded_bytes(seed, index);
+    let mut case = generate_from_bytes(family, &bytes);
+    case.id = format!("{}/s{seed}/{index}", family.name);
+    case.source = Source {
+        generator: Some(family.name.to_string()),
+        seed: Some(seed),
+        index: Some(index),
+        ..Source::default()
+    };
+    case
+}
+
+/// A case of `family` from arbitrary bytes (fuzz input, proptest bytes). Never fails: when the
+/// bytes run out, the generator's choices fall back to their first options.
+pub fn generate_from_bytes(family: &Family, bytes: &[u8]) -> Case {
+    let mut u = Unstructured::new(bytes);
+    match (family.generate)(&mut u) {
+        Ok(case) => case,
+        Err(_) => {
+            (family.generate)(&mut Unstructured::new(&[])).unwrap_or_else(|_| family.fallback())
+        }
+    }
+}

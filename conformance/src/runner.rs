@@ -1,0 +1,126 @@
+//! Running cases through a backend and judging each one.
+
+use crate::backend::{Backend, Capabilities, Level};
+use crate::case::{storage_dtype, Case, LoadedCase, Outcome};
+use crate::compare::{compare_case, Mismatch};
+use crate::repro::python_snippet;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// How one case went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Every claimed check agreed.
+    Pass,
+    /// Some claimed check disagreed.
+    Fail(Vec<Mismatch>),
+    /// The backend failed to produce an outcome (crash, hang, garbage, unsupported call).
+    BackendFailure(String),
+    /// Outside the backend's capabilities.
+    Skip(String),
+}
+
+impl Verdict {
+    /// Whether this counts against the backend.
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Verdict::Fail(_) | Verdict::BackendFailure(_))
+    }
+}
+
+/// The outcome of one case, with what the backend answered.
+#[derive(Debug, Clone)]
+pub struct CaseReport {
+    pub id: String,
+    pub verdict: Verdict,
+    pub got: Option<Outcome>,
+}
+
+/// Why a backend does not claim a case, if it does not.
+pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
+    if !caps.runs_op(&case.call.fn_) {
+        return Some(format!("op {} not claimed", case.call.fn_));
+    }
+    for spec in case.storages.values() {
+        if let Ok(d) = storage_dtype(spec) {
+            if !caps.dtypes.contains(d.name()) {
+                return Some(format!("dtype {} not claimed", d.name()));
+            }
+        }
+    }
+    None
+}
+
+/// Runs one case and judges it at the levels both claimed by the backend and `wanted`.
+pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>) -> CaseReport {
+    let caps = backend.capabilities();
+    if let Some(reason) = skip_reason(case, &caps) {
+        return CaseReport {
+            id: case.id.clone(),
+            verdict: Verdict::Skip(reason),
+            got: None,
+        };
+    }
+    let levels: BTreeSet<Level> = caps.levels.intersection(wanted).copied().collect();
+    match backend.run(case) {
+        Ok(got) => {
+            let mismatches = compare_case(case, &got, &levels);
+            let verdict = if mismatches.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail(mismatches)
+            };
+            CaseReport {
+                id: case.id.clone(),
+                verdict,
+                got: Some(got),
+            }
+        }
+        Err(f) => CaseReport {
+            id: case.id.clone(),
+            verdict: Verdict::BackendFailure(f.0),
+            got: None,
+        },
+    }
+}
+
+/// A human account of a failure: the case, its source, every difference, and a Python
+/// snippet that reproduces it in torch.
+pub fn describe_failure(loaded: &LoadedCase, report: &CaseReport) -> String {
+    let case = &loaded.case;
+    let mut s = String::new();
+    let _ = writeln!(s, "case {} ({})", case.id, loaded.file.display());
+    let src = &case.source;
+    if let (Some(doc), line) = (&src.doc, src.line) {
+        let _ = writeln!(
+            s,
+            "  source: {doc}{}",
+            line.map(|l| format!(":{l}")).unwrap_or_default()
+        );
+    }
+    if let Some(g) = &src.generator {
+        let _ = writeln!(
+            s,
+            "  source: generator {g}, seed {:?}, index {:?}",
+            src.seed, src.index
+        );
+    }
+    if let Some(r) = &src.regression {
+        let _ = writeln!(s, "  source: regression: {r}");
+    }
+    match &report.verdict {
+        Verdict::Fail(ms) => {
+            for m in ms {
+                let _ = writeln!(s, "  {m}");
+            }
+        }
+        Verdict::BackendFailure(f) => {
+            let _ = writeln!(s, "  backend failure: {f}");
+        }
+        Verdict::Pass | Verdict::Skip(_) => {}
+    }
+    let _ = writeln!(s, "  reproduce in torch:");
+    for line in python_snippet(case).lines() {
+        let _ = writeln!(s, "    {line}");
+    }
+    s
+}
