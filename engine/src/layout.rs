@@ -150,8 +150,15 @@ impl Layout {
         true
     }
 
-    /// torch's `is_non_overlapping_and_dense()`: some permutation of the dims is contiguous.
+    /// torch's `is_non_overlapping_and_dense()`: contiguous (so any empty view), channels-last,
+    /// or some permutation of the dims is contiguous.
     pub fn is_non_overlapping_and_dense(&self) -> bool {
+        self.is_contiguous() || self.is_channels_last_contiguous() || self.is_dense_permutation()
+    }
+
+    /// torch's `compute_non_overlapping_and_dense`: sorting the dims of size 2 and above by
+    /// stride gives contiguous strides.
+    fn is_dense_permutation(&self) -> bool {
         let ndim = self.ndim();
         if ndim == 1 {
             return self.shape[0] < 2 || self.strides[0] == 1;

@@ -196,6 +196,22 @@ impl Tensor {
             .collect())
     }
 
+    /// The element at row-major position `linear`, or `None` past the end.
+    ///
+    /// ```
+    /// # use bcast_engine::{Scalar, Tensor};
+    /// let x = Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap();
+    /// let huge = x.expand(&[1 << 40, 3]).unwrap();
+    /// assert_eq!(huge.get_flat((1 << 40) * 3 - 1), Some(Scalar::Int(3)));
+    /// ```
+    pub fn get_flat(&self, linear: usize) -> Option<Scalar> {
+        if linear >= self.numel() {
+            return None;
+        }
+        let index = index_map::unravel(linear, self.shape());
+        self.storage.read().get(self.layout.storage_index(&index))
+    }
+
     /// The elements in row-major order, as scalars.
     pub fn to_scalars(&self) -> Vec<Scalar> {
         dispatch_dtype!(self.dtype, T => self

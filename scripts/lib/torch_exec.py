@@ -100,6 +100,15 @@ def values_of(t):
     return [encode_number(x) for x in flat]
 
 
+def unravel(i, shape):
+    """The index tuple of row-major position i (no copy of the tensor needed)."""
+    index = []
+    for size in reversed(shape):
+        index.append(i % size)
+        i //= size
+    return tuple(reversed(index))
+
+
 def describe_tensor(t, storages):
     ptr = t.untyped_storage().data_ptr()
     owner = None
@@ -117,8 +126,7 @@ def describe_tensor(t, storages):
     if positions is None:
         desc["values"] = values_of(t)
     else:
-        flat = t.detach().reshape(-1)
-        desc["samples"] = [[i, encode_number(flat[i].item())] for i in positions]
+        desc["samples"] = [[i, encode_number(t[unravel(i, t.shape)].item())] for i in positions]
     return desc
 
 

@@ -15,6 +15,7 @@ mod builder;
 mod layouts;
 mod registry;
 mod shapes;
+pub mod views;
 
 pub use builder::CaseBuilder;
 pub use layouts::{random_view, ViewKind, ViewSpec};

@@ -1,10 +1,9 @@
 //! The generator families. Each family owns one area of ops; add a family by adding a
 //! module under `gen/` and a row here.
 
-use super::{random_shape, CaseBuilder, GenResult, ShapeLimits};
-use crate::case::{Arg, Case};
+use super::{views, CaseBuilder, GenResult};
+use crate::case::Case;
 use arbitrary::Unstructured;
-use bcast_engine::DType;
 
 /// A family of generated cases.
 #[derive(Debug, Clone, Copy)]
@@ -26,36 +25,32 @@ impl Family {
 
 /// Every family.
 pub fn families() -> &'static [Family] {
-    &[Family {
-        name: "expand",
-        about: "expand, expand_as and broadcast_to on random layouts, including -1 and bad sizes",
-        generate: expand_case,
-    }]
+    &[
+        Family {
+            name: "expand",
+            about: "expand, broadcast_to and expand_as on random layouts, with -1 and bad sizes",
+            generate: views::expand_case,
+        },
+        Family {
+            name: "broadcast_shapes",
+            about: "torch.broadcast_shapes over ints, tuples, lists, Sizes, None and bad shapes",
+            generate: views::broadcast_shapes_case,
+        },
+        Family {
+            name: "broadcast_tensors",
+            about: "torch.broadcast_tensors over 0 to 4 tensors of random layouts",
+            generate: views::broadcast_tensors_case,
+        },
+        Family {
+            name: "views",
+            about:
+                "one view op (unsqueeze ... getitem, view, reshape, as_strided, repeat) per case",
+            generate: views::view_op_case,
+        },
+    ]
 }
 
 /// The family called `name`.
 pub fn find_family(name: &str) -> Option<&'static Family> {
     families().iter().find(|f| f.name == name)
-}
-
-fn expand_case(u: &mut Unstructured) -> GenResult<Case> {
-    let mut b = CaseBuilder::default();
-    let shape = random_shape(u, ShapeLimits::default())?;
-    let dtype = *u.choose(&DType::ALL)?;
-    let x = b.view(u, dtype, &shape, true)?;
-    let mut target: Vec<i64> = shape
-        .iter()
-        .map(|&s| if s == 1 { u.int_in_range(0..=3) } else { Ok(s) })
-        .collect::<GenResult<Vec<usize>>>()?
-        .into_iter()
-        .map(|s| s as i64)
-        .collect();
-    for _ in 0..u.int_in_range(0..=2)? {
-        target.insert(0, u.int_in_range(0..=3)?);
-    }
-    if !target.is_empty() && u.ratio(1, 4)? {
-        let d = u.choose_index(target.len())?;
-        target[d] = *u.choose(&[-1, -2, 0, 7])?;
-    }
-    Ok(b.finish("Tensor.expand", vec![Arg::Tensor(x), Arg::Ints(target)]))
 }

@@ -70,6 +70,11 @@ impl Tensor {
                 format_sizes(stride)
             )));
         }
+        if offset < 0 {
+            return Err(Error::runtime(format!(
+                "Tensor: invalid storage offset {offset}"
+            )));
+        }
         let itemsize = self.dtype().itemsize();
         let plain = compute_storage_nbytes(size, stride, itemsize, 0)?;
         let needed = compute_storage_nbytes(size, stride, itemsize, offset)?;

@@ -38,13 +38,15 @@ pub fn describe_tensor(t: &Tensor, inputs: &Inputs) -> TensorResult {
         .filter(|(_, s)| !s.is_empty())
         .find(|(_, s)| s.same_as(t.storage()))
         .map(|(n, _)| n.clone());
-    let values: Vec<Num> = t.to_scalars().into_iter().map(Num::from_scalar).collect();
-    let (values, samples) = match sample_positions(values.len()) {
-        None => (Some(values), None),
-        Some(pos) => (
+    let (values, samples) = match sample_positions(t.numel()) {
+        None => (
+            Some(t.to_scalars().into_iter().map(Num::from_scalar).collect()),
             None,
-            Some(pos.into_iter().map(|i| (i, values[i])).collect()),
         ),
+        Some(pos) => {
+            let at = |i: usize| t.get_flat(i).map_or(Num::Float(f64::NAN), Num::from_scalar);
+            (None, Some(pos.into_iter().map(|i| (i, at(i))).collect()))
+        }
     };
     TensorResult {
         shape: bcast_engine::shape::signed_sizes(t.shape()),
