@@ -288,7 +288,7 @@ fn factor_shape(u: &mut Unstructured, numel: usize) -> GenResult<Vec<i64>> {
     let mut rest = numel;
     let mut out = Vec::new();
     for _ in 0..u.int_in_range(0..=3)? {
-        let divisors: Vec<usize> = (1..=rest.clamp(1, 8)).filter(|d| rest % d == 0).collect();
+        let divisors: Vec<usize> = (1..=rest.clamp(1, 8)).filter(|d| rest.is_multiple_of(*d)).collect();
         let d = *u.choose(&divisors)?;
         out.push(d as i64);
         rest /= d.max(1);
