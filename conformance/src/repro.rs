@@ -66,7 +66,10 @@ fn py_arg(a: &Arg) -> String {
                     IndexItem::Ellipsis(()) => "...".to_string(),
                 })
                 .collect();
-            format!("({},)", parts.join(", "))
+            match parts.as_slice() {
+                [one] => one.clone(),
+                _ => format!("({},)", parts.join(", ")),
+            }
         }
     }
 }

@@ -55,10 +55,11 @@ impl DType {
         }
     }
 
-    /// The legacy tensor type name, e.g. `"torch.FloatTensor"`, as in `expand`'s message.
+    /// The type name torch prints for a tensor in messages such as `expand`'s: the legacy
+    /// `torch.FloatTensor` names, except bool, which has none there (`CPUBoolType`).
     pub fn tensor_type_name(self) -> &'static str {
         match self {
-            DType::Bool => "torch.BoolTensor",
+            DType::Bool => "CPUBoolType",
             DType::Int64 => "torch.LongTensor",
             DType::Float32 => "torch.FloatTensor",
             DType::Float64 => "torch.DoubleTensor",

@@ -96,6 +96,23 @@ impl Error {
         Error::new(ErrorKind::NotImplementedError, message)
     }
 
+    /// A misuse of the engine's Rust API or a broken invariant: never one of torch's error
+    /// paths, so no fixture can cover it (a `RuntimeError` whose message says so).
+    pub fn internal(message: impl Into<String>) -> Error {
+        Error::new(
+            ErrorKind::RuntimeError,
+            format!("internal engine error: {}", message.into()),
+        )
+    }
+
+    /// The allocator could not provide `bytes`: torch's message for the same failure (which
+    /// depends on the machine, so no fixture pins it).
+    pub fn out_of_memory(bytes: u128) -> Error {
+        Error::runtime(format!(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
+        ))
+    }
+
     /// The exception class.
     pub fn kind(&self) -> ErrorKind {
         self.kind

@@ -10,7 +10,7 @@
 //! assert!(!t.is_contiguous() && t.is_non_overlapping_and_dense());
 //! ```
 
-use crate::shape::{format_shape, format_sizes, numel_of};
+use crate::shape::{format_shape, format_sizes, numel_of, signed_sizes};
 use crate::{Error, Result};
 
 /// Where the elements of a view live in its storage.
@@ -35,6 +35,71 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
     strides
 }
 
+/// torch's `computeStorageNbytes`: bytes needed to hold a view, with the same unsigned
+/// 64-bit overflow rules (a negative size or stride overflows). 0 for an empty view.
+///
+/// ```
+/// # use bcast_engine::layout::compute_storage_nbytes;
+/// assert_eq!(compute_storage_nbytes(&[3], &[2], 8, 0).unwrap(), 40);
+/// assert!(compute_storage_nbytes(&[2, -1], &[1, 1], 8, 0).is_err());
+/// ```
+pub fn compute_storage_nbytes(
+    sizes: &[i64],
+    strides: &[i64],
+    itemsize: usize,
+    offset: i64,
+) -> Result<u64> {
+    let mut size = (offset as u64).wrapping_add(1);
+    let mut overflowed = false;
+    for (&s, &st) in sizes.iter().zip(strides) {
+        if s == 0 {
+            return Ok(0);
+        }
+        let (strided, o1) = (st as u64).overflowing_mul(s.wrapping_sub(1) as u64);
+        let (sum, o2) = size.overflowing_add(strided);
+        size = sum;
+        overflowed |= o1 | o2;
+    }
+    let (bytes, o) = size.overflowing_mul(itemsize as u64);
+    overflowed |= o || bytes > i64::MAX as u64;
+    if overflowed {
+        return Err(Error::runtime(format!(
+            "Storage size calculation overflowed with sizes={} and strides={}",
+            format_sizes(sizes),
+            format_sizes(strides)
+        )));
+    }
+    Ok(bytes)
+}
+
+/// torch's `checkInBoundsForStorage`: a view of `sizes`, `strides` and `offset` must fit in a
+/// storage of `storage_len` elements (an empty view fits anywhere).
+///
+/// ```
+/// # use bcast_engine::layout::check_in_bounds;
+/// let err = check_in_bounds(&[3], &[2], 0, 8, 3).unwrap_err();
+/// assert!(err.message().ends_with("requiring a storage size of 40 are out of bounds for storage of size 24"));
+/// ```
+pub fn check_in_bounds(
+    sizes: &[i64],
+    strides: &[i64],
+    offset: i64,
+    itemsize: usize,
+    storage_len: usize,
+) -> Result<()> {
+    let plain = compute_storage_nbytes(sizes, strides, itemsize, 0)?;
+    let needed = compute_storage_nbytes(sizes, strides, itemsize, offset)?;
+    let available = (storage_len * itemsize) as u64;
+    if plain != 0 && needed > available {
+        return Err(Error::runtime(format!(
+            "setStorage: sizes {}, strides {}, storage offset {offset}, and itemsize {itemsize} requiring a storage size of {needed} are out of bounds for storage of size {available}",
+            format_sizes(sizes),
+            format_sizes(strides),
+        )));
+    }
+    Ok(())
+}
+
 impl Layout {
     /// A row-major layout at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
@@ -51,28 +116,20 @@ impl Layout {
     /// When shape and strides differ in length, or the numel or the storage extent overflows.
     pub fn new(shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Result<Layout> {
         if shape.len() != strides.len() {
-            return Err(Error::runtime(format!(
-                "mismatch in length of strides and shape: shape {} has {} dims, strides {} has {}",
+            return Err(Error::internal(format!(
+                "a layout needs one stride per dim, got shape {} and strides {}",
                 format_shape(&shape),
-                shape.len(),
-                format_sizes(&strides),
-                strides.len()
+                format_sizes(&strides)
             )));
         }
         numel_of(&shape)?;
-        let layout = Layout {
+        let signed_strides: Vec<i64> = strides.iter().map(|&s| s as i64).collect();
+        compute_storage_nbytes(&signed_sizes(&shape), &signed_strides, 1, offset as i64)?;
+        Ok(Layout {
             shape,
             strides,
             offset,
-        };
-        if layout.required_storage_len().is_none() {
-            return Err(Error::runtime(format!(
-                "Storage size calculation overflowed with sizes={} and strides={}",
-                format_shape(&layout.shape),
-                format_sizes(&layout.strides)
-            )));
-        }
-        Ok(layout)
+        })
     }
 
     /// The sizes.

@@ -179,7 +179,8 @@ pub fn numel(sizes: &[i64]) -> Result<usize> {
     if overflow || n > i64::MAX as u64 {
         return Err(Error::runtime("numel: integer multiplication overflow"));
     }
-    usize::try_from(n).map_err(|_| Error::runtime("numel: integer multiplication overflow"))
+    // n <= i64::MAX, which fits in usize on the 64-bit targets the engine supports.
+    Ok(n as usize)
 }
 
 /// [`numel`] of a tensor's shape. A shape holds torch's `int64` sizes bit for bit: torch lets
@@ -204,25 +205,7 @@ pub fn format_shape(shape: &[usize]) -> String {
 /// # Errors
 /// `IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 5)`.
 pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
-    wrap_dim_impl(dim, ndim, true)
-}
-
-/// [`wrap_dim`] for ops that reject dims on a 0-d tensor
-/// (`Dimension specified as 0 but tensor has no dimensions`).
-pub fn wrap_dim_no_scalar(dim: i64, ndim: usize) -> Result<usize> {
-    wrap_dim_impl(dim, ndim, false)
-}
-
-fn wrap_dim_impl(dim: i64, ndim: usize, wrap_scalar: bool) -> Result<usize> {
-    let mut post = i64::try_from(ndim).map_err(|_| Error::index("Rank cannot be negative"))?;
-    if post == 0 {
-        if !wrap_scalar {
-            return Err(Error::index(format!(
-                "Dimension specified as {dim} but tensor has no dimensions"
-            )));
-        }
-        post = 1;
-    }
+    let post = (ndim as i64).max(1);
     let (min, max) = (-post, post - 1);
     if dim < min || dim > max {
         return Err(Error::index(format!(

@@ -110,10 +110,9 @@ impl Buffer {
 /// Fails, as torch's allocator does, when `len` elements cannot be allocated.
 pub fn check_allocation(dtype: DType, len: usize) -> Result<()> {
     if len > MAX_STORAGE_ELEMENTS {
-        let bytes = (len as u128) * dtype.itemsize() as u128;
-        return Err(Error::runtime(format!(
-            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
-        )));
+        return Err(Error::out_of_memory(
+            (len as u128) * dtype.itemsize() as u128,
+        ));
     }
     Ok(())
 }

@@ -8,7 +8,8 @@
 //! assert_eq!(t.to_vec::<f32>().unwrap()[4], 5.0);
 //! ```
 
-use crate::shape::{format_shape, format_sizes, numel_of};
+use crate::layout::check_in_bounds;
+use crate::shape::{format_shape, numel_of};
 use crate::{
     dispatch_dtype, index_map, Buffer, DType, Element, Error, Layout, Result, Scalar, Storage,
 };
@@ -29,10 +30,10 @@ impl Tensor {
     pub fn from_vec<T: Element>(data: Vec<T>, shape: &[usize]) -> Result<Tensor> {
         let numel = numel_of(shape)?;
         if numel != data.len() {
-            return Err(Error::runtime(format!(
-                "shape '{}' is invalid for input of size {}",
-                format_sizes(shape),
-                data.len()
+            return Err(Error::internal(format!(
+                "{} values cannot fill shape {}",
+                data.len(),
+                format_shape(shape)
             )));
         }
         Ok(Tensor::contiguous_over(
@@ -82,26 +83,15 @@ impl Tensor {
     /// message) or its size computation overflows.
     pub fn from_storage(storage: &Storage, layout: Layout) -> Result<Tensor> {
         let dtype = storage.dtype();
-        let required = layout.required_storage_len().ok_or_else(|| {
-            Error::runtime(format!(
-                "Storage size calculation overflowed with sizes={} and strides={}",
-                format_shape(layout.shape()),
-                format_sizes(layout.strides())
-            ))
-        })?;
-        let len = storage.len();
-        if required > len {
-            let itemsize = dtype.itemsize();
-            return Err(Error::runtime(format!(
-                "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
-                format_shape(layout.shape()),
-                format_sizes(layout.strides()),
-                layout.offset(),
-                itemsize,
-                required * itemsize,
-                len * itemsize
-            )));
-        }
+        let strides: Vec<i64> = layout.strides().iter().map(|&s| s as i64).collect();
+        let sizes = crate::shape::signed_sizes(layout.shape());
+        check_in_bounds(
+            &sizes,
+            &strides,
+            layout.offset() as i64,
+            dtype.itemsize(),
+            storage.len(),
+        )?;
         Ok(Tensor {
             storage: storage.clone(),
             dtype,
@@ -184,8 +174,8 @@ impl Tensor {
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         let buffer = self.storage.read();
         let data = buffer.as_slice::<T>().ok_or_else(|| {
-            Error::runtime(format!(
-                "expected scalar type {} but found {}",
+            Error::internal(format!(
+                "to_vec::<{}> on a tensor of {}",
                 T::DTYPE.scalar_type_name(),
                 self.dtype.scalar_type_name()
             ))

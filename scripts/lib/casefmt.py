@@ -75,4 +75,4 @@ def sample_positions(numel):
     if numel <= MAX_FULL_VALUES:
         return None
     step = (numel - 1) / (SAMPLE_COUNT - 1)
-    return sorted({round(i * step) for i in range(SAMPLE_COUNT)})
+    return sorted({min(round(i * step), numel - 1) for i in range(SAMPLE_COUNT)})

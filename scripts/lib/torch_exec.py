@@ -91,7 +91,9 @@ def call(case, tensors):
     if fn.startswith("Tensor."):
         return getattr(args[0], fn[len("Tensor."):])(*args[1:], **kwargs)
     if fn == "getitem":
-        return args[0][args[1]]
+        # One item is indexed as Python code writes it, x[item], not x[(item,)].
+        index = args[1]
+        return args[0][index[0] if len(index) == 1 else index]
     raise FixtureError(f"unknown fn {fn!r}")
 
 

@@ -56,6 +56,9 @@ pub fn expand_case(u: &mut Unstructured) -> GenResult<Case> {
         let d = u.choose_index(target.len())?;
         target[d] = *u.choose(&[-1, -2, 0, 7, 1 << 40])?;
     }
+    if !target.is_empty() && u.ratio(1, 12)? {
+        target.remove(0);
+    }
     let (fn_name, args) = match u.int_in_range(0..=2)? {
         0 => ("Tensor.expand", vec![Arg::Tensor(x), Arg::Ints(target)]),
         1 => (
@@ -138,6 +141,7 @@ fn index_item(u: &mut Unstructured, size: i64) -> GenResult<IndexItem> {
                 Some(ranged_or_edge(u, 1..=3, &[0, -1])?)
             },
         ]),
+        4..=5 if size == 0 => IndexItem::Int(*u.choose(&[0, 0, 1, -1])?),
         4..=5 => IndexItem::Int(ranged_or_edge(
             u,
             -size.max(1)..=size.max(1) - 1,
@@ -262,6 +266,12 @@ pub fn view_op_case(u: &mut Unstructured) -> GenResult<Case> {
             if u.ratio(1, 8)? && !reps.is_empty() {
                 reps[0] = -1;
             }
+            // Two huge repeats overflow the storage size without overflowing any one size
+            // (a single size past int64 is undefined behaviour in torch's repeat).
+            if u.ratio(1, 10)? && reps.len() >= 2 {
+                reps[0] = 1 << 40;
+                reps[1] = 1 << 40;
+            }
             if u.ratio(1, 10)? {
                 reps.pop();
             }
@@ -269,7 +279,16 @@ pub fn view_op_case(u: &mut Unstructured) -> GenResult<Case> {
         }
         _ => {
             let mut items: Vec<IndexItem> = (0..u.int_in_range(0..=ndim + 1)?)
-                .map(|k| index_item(u, shape.get(k).copied().unwrap_or(2) as i64))
+                .map(|k| {
+                    index_item(
+                        u,
+                        shape
+                            .get(k)
+                            .copied()
+                            .unwrap_or(if ndim == 0 { 0 } else { 2 })
+                            as i64,
+                    )
+                })
                 .collect::<GenResult<_>>()?;
             // torch accepts a second `...` and then reads sizes out of bounds (undefined
             // behaviour, see README findings): keep at most one.
@@ -288,7 +307,9 @@ fn factor_shape(u: &mut Unstructured, numel: usize) -> GenResult<Vec<i64>> {
     let mut rest = numel;
     let mut out = Vec::new();
     for _ in 0..u.int_in_range(0..=3)? {
-        let divisors: Vec<usize> = (1..=rest.clamp(1, 8)).filter(|d| rest.is_multiple_of(*d)).collect();
+        let divisors: Vec<usize> = (1..=rest.clamp(1, 8))
+            .filter(|d| rest.is_multiple_of(*d))
+            .collect();
         let d = *u.choose(&divisors)?;
         out.push(d as i64);
         rest /= d.max(1);

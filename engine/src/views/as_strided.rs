@@ -1,44 +1,8 @@
 //! `as_strided`, bounds-checked against the storage with torch's `setStrided` checks.
 
+use crate::layout::check_in_bounds;
 use crate::shape::{format_sizes, numel};
 use crate::{Error, Layout, Result, Tensor};
-
-/// torch's `computeStorageNbytes`: bytes needed to hold a view, with the same unsigned
-/// 64-bit overflow rules (a negative size or stride overflows). 0 for an empty view.
-///
-/// ```
-/// # use bcast_engine::views::compute_storage_nbytes;
-/// assert_eq!(compute_storage_nbytes(&[3], &[2], 8, 0).unwrap(), 40);
-/// assert!(compute_storage_nbytes(&[2, -1], &[1, 1], 8, 0).is_err());
-/// ```
-pub fn compute_storage_nbytes(
-    sizes: &[i64],
-    strides: &[i64],
-    itemsize: usize,
-    offset: i64,
-) -> Result<u64> {
-    let mut size = (offset as u64).wrapping_add(1);
-    let mut overflowed = false;
-    for (&s, &st) in sizes.iter().zip(strides) {
-        if s == 0 {
-            return Ok(0);
-        }
-        let (strided, o1) = (st as u64).overflowing_mul(s.wrapping_sub(1) as u64);
-        let (sum, o2) = size.overflowing_add(strided);
-        size = sum;
-        overflowed |= o1 | o2;
-    }
-    let (bytes, o) = size.overflowing_mul(itemsize as u64);
-    overflowed |= o || bytes > i64::MAX as u64;
-    if overflowed {
-        return Err(Error::runtime(format!(
-            "Storage size calculation overflowed with sizes={} and strides={}",
-            format_sizes(sizes),
-            format_sizes(strides)
-        )));
-    }
-    Ok(bytes)
-}
 
 impl Tensor {
     /// `x.as_strided(size, stride, storage_offset)`: any view of this tensor's storage.
@@ -75,26 +39,13 @@ impl Tensor {
                 "Tensor: invalid storage offset {offset}"
             )));
         }
-        let itemsize = self.dtype().itemsize();
-        let plain = compute_storage_nbytes(size, stride, itemsize, 0)?;
-        let needed = compute_storage_nbytes(size, stride, itemsize, offset)?;
-        let available = (self.storage().len() * itemsize) as u64;
-        if plain != 0 && needed > available {
-            return Err(Error::runtime(format!(
-                "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} are out of bounds for storage of size {}",
-                format_sizes(size),
-                format_sizes(stride),
-                offset,
-                itemsize,
-                needed,
-                available
-            )));
-        }
-        if offset < 0 {
-            return Err(Error::runtime(format!(
-                "Tensor: invalid storage offset {offset}"
-            )));
-        }
+        check_in_bounds(
+            size,
+            stride,
+            offset,
+            self.dtype().itemsize(),
+            self.storage().len(),
+        )?;
         numel(size)?;
         // Strides are non-negative and the extent fits; a negative size survives only beside a
         // 0 (numel 0), kept bit for bit as torch keeps it.

@@ -105,7 +105,7 @@ impl Tensor {
             .map(|(p, r)| p.wrapping_mul(*r))
             .collect();
         let result = alloc::empty(&target, self.dtype())?;
-        if repeats.contains(&0) {
+        if result.numel() == 0 {
             return Ok(result);
         }
         let source = self.expand(&padded)?;

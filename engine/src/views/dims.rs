@@ -1,6 +1,6 @@
 //! Dim bookkeeping views: `unsqueeze`, `squeeze`, `permute`, `transpose` and `t`.
 
-use crate::shape::{wrap_dim, wrap_dim_no_scalar};
+use crate::shape::wrap_dim;
 use crate::{Error, Result, Tensor};
 
 impl Tensor {
@@ -114,7 +114,7 @@ impl Tensor {
                 "select() cannot be applied to a 0-dim tensor.",
             ));
         }
-        let d = wrap_dim_no_scalar(dim, self.ndim())?;
+        let d = wrap_dim(dim, self.ndim())?;
         let size = self.shape()[d] as i64;
         if index < -size || index >= size {
             return Err(Error::index(format!(

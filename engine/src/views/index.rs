@@ -30,6 +30,28 @@ impl Tensor {
     /// More indices than dims, an int out of range, a zero or negative step, each with torch's
     /// exception class and message.
     pub fn index(&self, items: &[TensorIndex]) -> Result<Tensor> {
+        // A lone slice takes Python's single-index path (`x[1:2]`, not `x[(1:2,)]`), which
+        // reaches ATen's slice directly.
+        if let [TensorIndex::Slice(start, stop, step)] = *items {
+            let step = checked_step(step)?;
+            if self.ndim() == 0 {
+                return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
+            }
+            return self.slice(0, start, stop, step);
+        }
+        // A lone int on a 0-d tensor: index 0 has its own message; any other index makes torch
+        // read the size of a dim that does not exist, which it reports as 0 (README findings).
+        if let ([TensorIndex::Int(i)], 0) = (items, self.ndim()) {
+            return Err(if *i == 0 {
+                Error::index(
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",
+                )
+            } else {
+                Error::index(format!(
+                    "index {i} is out of bounds for dimension 0 with size 0"
+                ))
+            });
+        }
         let specified = items
             .iter()
             .filter(|i| matches!(i, TensorIndex::Int(_) | TensorIndex::Slice(..)))
@@ -45,11 +67,6 @@ impl Tensor {
         for (real_dim, item) in items.iter().enumerate() {
             match *item {
                 TensorIndex::Int(i) => {
-                    if i == 0 && dim == 0 && result.ndim() == 0 {
-                        return Err(Error::index(
-                            "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",
-                        ));
-                    }
                     let size = result.shape()[dim] as i64;
                     if !(size > -1 - i.max(i64::MIN + 1) && size > i) {
                         return Err(Error::index(format!(
@@ -59,13 +76,7 @@ impl Tensor {
                     result = result.select(dim as i64, i)?;
                 }
                 TensorIndex::Slice(start, stop, step) => {
-                    let step = step.unwrap_or(1);
-                    if step == 0 {
-                        return Err(Error::value("slice step cannot be zero"));
-                    }
-                    if step < 0 {
-                        return Err(Error::value("step must be greater than zero"));
-                    }
+                    let step = checked_step(step)?;
                     result = result.slice(dim as i64, start, stop, step)?;
                     dim += 1;
                 }
@@ -79,5 +90,14 @@ impl Tensor {
             }
         }
         Ok(result)
+    }
+}
+
+/// A slice's step as Python and torch accept it: 1 when omitted, never 0 or negative.
+fn checked_step(step: Option<i64>) -> Result<i64> {
+    match step.unwrap_or(1) {
+        0 => Err(Error::value("slice step cannot be zero")),
+        s if s < 0 => Err(Error::value("step must be greater than zero")),
+        s => Ok(s),
     }
 }

@@ -19,7 +19,6 @@ mod index;
 mod narrow;
 mod reshape;
 
-pub use as_strided::compute_storage_nbytes;
 pub use copy::infer_dense_strides;
 pub use expand::broadcast_tensors;
 pub use index::TensorIndex;

@@ -57,11 +57,13 @@ impl Tensor {
         step: i64,
     ) -> Result<Tensor> {
         if self.ndim() == 0 {
-            return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
+            return Err(Error::internal("slice() of a 0-dim tensor"));
         }
         let d = wrap_dim(dim, self.ndim())?;
         if step <= 0 {
-            return Err(Error::runtime("slice step must be positive"));
+            return Err(Error::internal(format!(
+                "slice step must be positive, got {step}"
+            )));
         }
         let size = self.shape()[d] as i64;
         let mut start = start.unwrap_or(0);

@@ -10,7 +10,8 @@ pub const MAX_FULL_VALUES: usize = 4096;
 const SAMPLE_COUNT: usize = 64;
 
 /// The flat positions kept for a large result: 64 evenly spread, first and last included,
-/// rounded half-to-even as Python's `round` does. `None` when all values are kept.
+/// rounded half-to-even as Python's `round` does (and kept below `numel` where a huge
+/// `numel - 1` rounds up as a float). `None` when all values are kept.
 ///
 /// ```
 /// # use bcast_conformance::backend::reference::sample_positions;
@@ -24,7 +25,7 @@ pub fn sample_positions(numel: usize) -> Option<Vec<usize>> {
     }
     let step = (numel - 1) as f64 / (SAMPLE_COUNT - 1) as f64;
     let mut p: Vec<usize> = (0..SAMPLE_COUNT)
-        .map(|i| (i as f64 * step).round_ties_even() as usize)
+        .map(|i| ((i as f64 * step).round_ties_even() as usize).min(numel - 1))
         .collect();
     p.dedup();
     Some(p)
