@@ -9,11 +9,20 @@
 //! ```
 
 use crate::{dispatch_dtype, DType, Element, Error, Result, Scalar};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// The largest storage the engine allocates, in elements. Larger requests are an error, never
-/// an abort: views of any size are free, only materialising them costs memory.
-pub const MAX_STORAGE_ELEMENTS: usize = 1 << 31;
+/// The default for the largest storage the engine allocates, in elements.
+pub const DEFAULT_ALLOCATION_LIMIT: usize = 1 << 31;
+
+static ALLOCATION_LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_ALLOCATION_LIMIT);
+
+/// Sets the largest storage the engine allocates, in elements (fuzzers lower it). Larger
+/// requests are an error, never an abort: views of any size are free, only materialising them
+/// costs memory.
+pub fn set_allocation_limit(elements: usize) {
+    ALLOCATION_LIMIT.store(elements, Ordering::Relaxed);
+}
 
 /// The elements of one storage, typed.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,7 +118,7 @@ impl Buffer {
 
 /// Fails, as torch's allocator does, when `len` elements cannot be allocated.
 pub fn check_allocation(dtype: DType, len: usize) -> Result<()> {
-    if len > MAX_STORAGE_ELEMENTS {
+    if len > ALLOCATION_LIMIT.load(Ordering::Relaxed) {
         return Err(Error::out_of_memory(
             (len as u128) * dtype.itemsize() as u128,
         ));

@@ -54,7 +54,7 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     file.cases
         .into_iter()
         .map(|case| {
-            validate(&case).map_err(|m| error(path, format!("case {}: {m}", case.id)))?;
+            validate_case(&case).map_err(|m| error(path, format!("case {}: {m}", case.id)))?;
             Ok(LoadedCase {
                 case,
                 file: path.to_path_buf(),
@@ -133,7 +133,22 @@ pub fn storage_values(spec: &StorageSpec) -> Result<Vec<Num>, String> {
     Ok(values)
 }
 
-fn validate(case: &Case) -> Result<(), String> {
+/// The largest storage a fixture may declare, in elements.
+pub const MAX_FIXTURE_STORAGE: usize = 1 << 24;
+
+/// Checks a case the way the loader does: known dtypes, one of values/fill, values that fit
+/// the dtype, storages of sane size, views that fit their storage.
+pub fn validate_case(case: &Case) -> Result<(), String> {
+    for (name, spec) in &case.storages {
+        if let Some(f) = &spec.fill {
+            if f.len > MAX_FIXTURE_STORAGE {
+                return Err(format!(
+                    "storage {name}: {} elements is more than a fixture may hold",
+                    f.len
+                ));
+            }
+        }
+    }
     let mut lens = std::collections::BTreeMap::new();
     for (name, spec) in &case.storages {
         let values = storage_values(spec).map_err(|m| format!("storage {name}: {m}"))?;

@@ -8,7 +8,8 @@ mod number;
 
 pub use fill::{fill_values, splitmix64};
 pub use load::{
-    load_dir, load_file, load_paths, storage_dtype, storage_values, LoadError, LoadedCase,
+    load_dir, load_file, load_paths, storage_dtype, storage_values, validate_case, LoadError,
+    LoadedCase, MAX_FIXTURE_STORAGE,
 };
 pub use model::*;
 pub use number::Num;

@@ -52,6 +52,18 @@ impl Tensor {
                 ))
             });
         }
+        // torch accepts a second `...` and then reads sizes out of bounds (undefined
+        // behaviour, README findings); the engine refuses it as NumPy does.
+        if items
+            .iter()
+            .filter(|i| matches!(i, TensorIndex::Ellipsis))
+            .count()
+            > 1
+        {
+            return Err(Error::index(
+                "an index can only have a single ellipsis ('...')",
+            ));
+        }
         let specified = items
             .iter()
             .filter(|i| matches!(i, TensorIndex::Int(_) | TensorIndex::Slice(..)))

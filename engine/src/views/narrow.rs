@@ -24,14 +24,18 @@ impl Tensor {
         }
         let d = wrap_dim(dim, self.ndim())?;
         let size = self.shape()[d] as i64;
-        if start < -size || start > size {
+        if start < size.wrapping_neg() || start > size {
             return Err(Error::index(format!(
                 "start out of range (expected to be in range of [{}, {size}], but got {start})",
-                -size
+                size.wrapping_neg()
             )));
         }
-        let start = if start < 0 { start + size } else { start };
-        if start > size - length {
+        let start = if start < 0 {
+            start.wrapping_add(size)
+        } else {
+            start
+        };
+        if start > size.wrapping_sub(length) {
             return Err(Error::runtime(format!(
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
@@ -71,15 +75,26 @@ impl Tensor {
         if start == i64::MAX {
             start = 0;
         }
+        // ATen's branches, kept as written: a negative size (beside a 0) must not reach
+        // `clamp`, and torch's arithmetic wraps where it overflows.
         if start < 0 {
-            start += size;
+            start = start.wrapping_add(size);
         }
         if end < 0 {
-            end += size;
+            end = end.wrapping_add(size);
         }
-        start = start.clamp(0, size);
-        end = end.clamp(start, size.max(start));
-        let len = (end - start) as usize;
+        if start < 0 {
+            start = 0;
+        } else if start >= size {
+            start = size;
+        }
+        if end < start {
+            end = start;
+        } else if end >= size {
+            end = size;
+        }
+        let len = end.wrapping_sub(start).max(0) as usize;
+        let start = start.max(0);
         self.slice_dim(
             d,
             start as usize,

@@ -10,7 +10,9 @@ pub use args::{Args, CallError, Value};
 pub use describe::{describe_value, sample_positions, MAX_FULL_VALUES};
 
 use super::{Backend, BackendFailure, Capabilities};
-use crate::case::{storage_dtype, storage_values, Case, ErrorOutcome, OkOutcome, Outcome};
+use crate::case::{
+    storage_dtype, storage_values, validate_case, Case, ErrorOutcome, OkOutcome, Outcome,
+};
 use bcast_engine::{Buffer, Layout, Storage, Tensor};
 use std::collections::BTreeMap;
 
@@ -24,6 +26,7 @@ pub struct Inputs {
 impl Inputs {
     /// Builds every storage and view of `case`.
     pub fn build(case: &Case) -> Result<Inputs, String> {
+        validate_case(case)?;
         let mut inputs = Inputs::default();
         for (name, spec) in &case.storages {
             let dtype = storage_dtype(spec).map_err(|m| format!("storage {name}: {m}"))?;
