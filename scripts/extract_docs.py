@@ -21,7 +21,7 @@ import torch  # noqa: E402
 
 from docex.cases import build_cases  # noqa: E402
 from docex.reader import FORMATS, read_document  # noqa: E402
-from docex.recognisers import DocRunner  # noqa: E402
+from docex.runner import DocRunner  # noqa: E402
 from label import write_fixture  # noqa: E402
 
 DEFAULT_SEEDS = "/work/shared/seeds"

@@ -16,7 +16,7 @@ import torch
 from torch_exec import index_item
 
 from .calls import Call, IndexArg
-from .values import (CTORS, RANDOM_CTORS, Err, HelperRes, IntRes, PtrRef, SharesObs, ShapeObs,
+from .values import (CTORS, RANDOM_CTORS, Err, IntRes, PtrRef, SharesObs, ShapeObs,
                      StorageRef, StrideObs, TVal)
 
 BINOPS = {ast.Add: "torch.add", ast.Sub: "torch.sub", ast.Mult: "torch.mul",
