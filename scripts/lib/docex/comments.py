@@ -23,6 +23,7 @@ NO_DIM = re.compile(r"because (\w+) (?:does not have at least 1 dimension|has ra
 NAMED_SHAPE = re.compile(r"^#\s*(\w+)\.?\s*shape\s*=\s*\[([\d,\s]*)\]")
 EXAMPLE_SUM = re.compile(r"^#\s*Example:\s*(.*)$")
 RESULT_SHAPE = re.compile(r"^#\s*Result shape:\s*(.*)$")
+OPERAND = re.compile(r"^#\s*(\w+)(?: broadcasts)?:\s*(.*(?:→|←).*)$")
 LABEL = re.compile(r"^([A-Z][\w ]*):\s+(.*)$")
 SAYS_BROADCASTS = re.compile(
     r"^(?!.*\b(?:not|fail|don't|doesn't|won't)\b.*\b(?:broadcasts|will broadcast)\b)"
@@ -52,7 +53,7 @@ class CommentRecognisers:
             self.shapes_case(start, a, b, {"outcome": "ok", "shape": ct.shapes_in(m.group(1))[0]},
                              f"{quote.strip()} / {text.strip()}", line, ["comment-walkthrough"])
             return None
-        if self.shape_arithmetic(text, line):
+        if self.shape_arithmetic(text, line) or self.operand_expansion(interp, text, line):
             return walkthrough
         if (self.key, line) in IMPLIED:
             self.commented_code(interp, item, previous + [text], IMPLIED[(self.key, line)])
@@ -105,6 +106,24 @@ class CommentRecognisers:
             return False
         self.shapes_case(line, before[0], before[1], {"outcome": "ok", "shape": after[0]},
                          text.strip(), line, ["comment-arithmetic"])
+        return True
+
+    def operand_expansion(self, interp, text, line):
+        """`#   a: (3, 1, 5) → (3, 4, 5)`, `# b: (5) ← implicitly (1, 1, 5)`: how an operand is
+        viewed when it broadcasts, run as `torch.broadcast_to` of a tensor of the first shape."""
+        m = OPERAND.match(text.strip())
+        if not m:
+            return False
+        shapes = ct.shapes_in(m.group(2))
+        if len(shapes) < 2:
+            return False
+        name = m.group(1).lower() if m.group(1)[0].isupper() and len(m.group(1)) > 1 else m.group(1)
+        v = self.registry.random_tensor(tuple(shapes[0]), torch.float32, (line, name), name)
+        interp.stmt = Stmt("expr", line)
+        interp.op("torch.broadcast_to", [v, tuple(shapes[-1])], hints=[name, None], line=line,
+                  tags=["operand-expansion"])
+        interp.stmt = None
+        self.calls[-1].claim(text.strip(), line, {"outcome": "ok", "shape": shapes[-1]})
         return True
 
     def commented_code(self, interp, item, previous, implied=None):
