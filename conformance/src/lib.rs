@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod case;
+pub mod claims;
 pub mod cli;
 pub mod compare;
 pub mod gen;

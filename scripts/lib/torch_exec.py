@@ -163,8 +163,8 @@ def run_case(case):
     storages, tensors = build(case)
     before = {name: values_of(s) for name, s in storages.items()}
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             result = call(case, tensors)
     except FixtureError:
         raise
@@ -174,6 +174,8 @@ def run_case(case):
     after = {name: values_of(s) for name, s in storages.items()}
     if writes_storage(case) or after != before:
         ok["storages"] = after
+    if caught:
+        ok["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
     return {"ok": ok}
 
 

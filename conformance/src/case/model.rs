@@ -158,6 +158,10 @@ pub struct OkOutcome {
     /// Every storage's contents after the call; absent when nothing may change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storages: Option<BTreeMap<String, Vec<Num>>>,
+    /// The warnings torch emitted, as `Category: message`; absent when there were none.
+    /// Recorded for document claims; no check level compares them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<String>>,
 }
 
 /// The value a call returned.
@@ -219,7 +223,7 @@ pub struct DocClaim {
 }
 
 /// A document's claim about an outcome; absent fields claim nothing.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     pub outcome: ClaimOutcome,
@@ -235,12 +239,16 @@ pub struct Claim {
     pub strides: Option<Vec<usize>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shares_storage: Option<bool>,
+    /// A warning the document says the call emits, as `Category: message`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// Whether a document says a call works.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ClaimOutcome {
+    #[default]
     Ok,
     Error,
 }

@@ -1,6 +1,7 @@
 //! The `bcast` command line. With no subcommand it runs the main job: the conformance suite
 //! against the embedded reference engine.
 
+mod discrepancies;
 mod gen;
 mod run;
 
@@ -22,6 +23,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Write generated, unlabelled cases as JSON lines (label them with scripts/label.py).
     Gen(gen::GenArgs),
+    /// List every document claim (fixtures/docs) that torch contradicts.
+    Discrepancies(discrepancies::DiscrepanciesArgs),
 }
 
 /// Parses the command line and runs it.
@@ -31,6 +34,7 @@ pub fn main() -> ExitCode {
         None => run::run(run::RunArgs::default()),
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Gen(args)) => gen::gen(args),
+        Some(Command::Discrepancies(args)) => discrepancies::discrepancies(args),
     };
     match result {
         Ok(code) => code,

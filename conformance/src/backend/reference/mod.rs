@@ -104,7 +104,11 @@ pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
                     })
                     .collect()
             });
-            Ok(Outcome::Ok(OkOutcome { result, storages }))
+            Ok(Outcome::Ok(OkOutcome {
+                result,
+                storages,
+                warnings: None,
+            }))
         }
         Err(CallError::Engine(e)) => Ok(Outcome::Error(ErrorOutcome {
             kind: e.kind().name().to_string(),
