@@ -8,5 +8,6 @@ pub mod case;
 pub mod cli;
 pub mod compare;
 pub mod gen;
+pub mod report;
 pub mod repro;
 pub mod runner;
