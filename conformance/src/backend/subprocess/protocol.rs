@@ -121,7 +121,10 @@ pub fn parse_answer(line: &str, id: &str) -> Result<Answer, BadAnswer> {
         Some(serde_json::Value::String(got)) if got == id => {}
         Some(other) => {
             return Err(bad(
-                format!("it answered id {} to case {id:?}", clip(&other.to_string())),
+                format!(
+                    "it answered id {} to case {id:?}",
+                    other.to_string().chars().take(200).collect::<String>()
+                ),
                 true,
             ))
         }
