@@ -124,10 +124,12 @@ pub fn describe_failure(loaded: &LoadedCase, report: &CaseReport) -> String {
         );
     }
     if let Some(g) = &src.generator {
+        let number = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
         let _ = writeln!(
             s,
-            "  source: generator {g}, seed {:?}, index {:?}",
-            src.seed, src.index
+            "  source: generator {g}, seed {}, index {}",
+            number(src.seed),
+            number(src.index)
         );
     }
     if let Some(r) = &src.regression {
