@@ -2,6 +2,7 @@
 //! [`suite`] runs a selection of cases with expected failures, [`select`] and [`xfail`] say
 //! which cases run and which are expected to fail.
 
+pub mod matrix;
 pub mod select;
 pub mod suite;
 pub mod xfail;

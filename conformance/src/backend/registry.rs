@@ -5,6 +5,7 @@
 use super::reference::ReferenceBackend;
 use super::subprocess::{AdapterConfig, SubprocessBackend};
 use super::{foreign, Backend};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A backend that runs inside this process.
@@ -91,4 +92,81 @@ pub fn open_backend(spec: &str, timeouts: AdapterTimeouts) -> Result<Box<dyn Bac
         Some(why) => Err(format!("adapter {spec:?}: {why}")),
         None => Ok(Box::new(backend)),
     }
+}
+
+/// One implementation the matrix measures.
+pub struct Implementation {
+    pub backend: Box<dyn Backend>,
+    /// How it is reached (`in-process`, `protocol: numpy_adapter.py`).
+    pub via: String,
+}
+
+/// The Python adapters of `scripts/adapters/` the matrix runs, by file name.
+pub const PYTHON_ADAPTERS: &[&str] = &["torch_adapter.py", "numpy_adapter.py"];
+
+/// The python that has torch and numpy: `$BCAST_PYTHON`, else the project's venv
+/// (`~/.cache/bcast-torch/venv/bin/python`) when it exists.
+pub fn default_python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("BCAST_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let home = std::env::var_os("HOME")?;
+    let venv = Path::new(&home).join(".cache/bcast-torch/venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+/// `scripts/adapters/` of the working directory, else of the source tree this was built from.
+pub fn adapters_dir() -> PathBuf {
+    let here = PathBuf::from("scripts/adapters");
+    if here.is_dir() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/adapters")
+}
+
+/// Every implementation available here: the in-process backends compiled in, and the Python
+/// adapters when `python` is given and they start. The second list says what is absent and why.
+pub fn available_implementations(
+    python: Option<&Path>,
+    timeouts: AdapterTimeouts,
+) -> (Vec<Implementation>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut absent = Vec::new();
+    for known in IN_PROCESS {
+        match known.make {
+            Some(make) => found.push(Implementation {
+                backend: make(),
+                via: "in-process".to_string(),
+            }),
+            None => absent.push(format!(
+                "{} (built without feature `{}`)",
+                known.name, known.feature
+            )),
+        }
+    }
+    for script in PYTHON_ADAPTERS {
+        let Some(python) = python else {
+            absent.push(format!(
+                "{script} (no python: set --python or BCAST_PYTHON, or create the venv)"
+            ));
+            continue;
+        };
+        let path = adapters_dir().join(script);
+        let command = vec![python.display().to_string(), path.display().to_string()];
+        let config = AdapterConfig {
+            command,
+            case_timeout: timeouts.case,
+            handshake_timeout: timeouts.handshake,
+            max_failed_starts: 3,
+        };
+        let backend = SubprocessBackend::new(config);
+        match backend.start_error() {
+            Some(why) => absent.push(format!("{script} ({why})")),
+            None => found.push(Implementation {
+                backend: Box::new(backend),
+                via: format!("protocol: {script}"),
+            }),
+        }
+    }
+    (found, absent)
 }

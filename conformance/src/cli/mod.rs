@@ -2,6 +2,7 @@
 //! against the embedded reference engine.
 
 mod gen;
+mod matrix;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +23,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// Write generated, unlabelled cases as JSON lines (label them with scripts/label.py).
     Gen(gen::GenArgs),
+    /// Measure every available implementation and write the pass-rate matrix into README.md.
+    Matrix(matrix::MatrixArgs),
 }
 
 /// Parses the command line and runs it.
@@ -31,6 +34,7 @@ pub fn main() -> ExitCode {
         None => run::run(run::RunArgs::default()),
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Gen(args)) => gen::gen(args),
+        Some(Command::Matrix(args)) => matrix::matrix(args),
     };
     match result {
         Ok(code) => code,
