@@ -3,6 +3,13 @@
 //! module maps what that crate can express, and a panic inside it is caught and reported as a
 //! failure of the case.
 
+pub mod call;
+#[cfg(feature = "candle")]
+pub mod candle;
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
+pub mod typed;
+
 use super::Backend;
 
 /// The ndarray backend's constructor, when the `ndarray` feature is on.
