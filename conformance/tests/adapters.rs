@@ -3,7 +3,9 @@
 //! agrees with torch except where the library really differs, and those differences are
 //! pinned here, case by case and level by level.
 
-use bcast_conformance::backend::registry::{adapters_dir, default_python, open_backend, AdapterTimeouts};
+use bcast_conformance::backend::registry::{
+    adapters_dir, default_python, open_backend, AdapterTimeouts,
+};
 use bcast_conformance::backend::{Backend, Level};
 use bcast_conformance::case::{load_file, LoadedCase};
 use bcast_conformance::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
@@ -40,7 +42,10 @@ fn not_passed(result: &SuiteResult) -> BTreeMap<String, String> {
                 Verdict::Skip(_) => "skip".to_string(),
                 Verdict::Pass => unreachable!(),
             };
-            (e.report.id.trim_start_matches("adapters/").to_string(), what)
+            (
+                e.report.id.trim_start_matches("adapters/").to_string(),
+                what,
+            )
         })
         .collect()
 }
@@ -50,14 +55,23 @@ fn python_adapter(script: &str) -> Option<Box<dyn Backend>> {
         eprintln!("no venv python: the {script} test is skipped");
         return None;
     };
-    let spec = format!("{} {}", python.display(), adapters_dir().join(script).display());
+    let spec = format!(
+        "{} {}",
+        python.display(),
+        adapters_dir().join(script).display()
+    );
     Some(open_backend(&spec, AdapterTimeouts::default()).expect("the adapter starts"))
 }
 
 #[test]
 fn pytorch_through_the_protocol_agrees_with_every_fixture() {
-    let Some(mut torch) = python_adapter("torch_adapter.py") else { return };
-    for file in ["fixtures/torch/expand.json", "conformance/tests/data/adapters.json"] {
+    let Some(mut torch) = python_adapter("torch_adapter.py") else {
+        return;
+    };
+    for file in [
+        "fixtures/torch/expand.json",
+        "conformance/tests/data/adapters.json",
+    ] {
         let result = run(torch.as_mut(), &load(file));
         assert_eq!(not_passed(&result), BTreeMap::new(), "{file}");
     }
@@ -65,8 +79,13 @@ fn pytorch_through_the_protocol_agrees_with_every_fixture() {
 
 #[test]
 fn numpy_differs_from_torch_only_where_numpy_really_does() {
-    let Some(mut numpy) = python_adapter("numpy_adapter.py") else { return };
-    let result = run(numpy.as_mut(), &load("conformance/tests/data/adapters.json"));
+    let Some(mut numpy) = python_adapter("numpy_adapter.py") else {
+        return;
+    };
+    let result = run(
+        numpy.as_mut(),
+        &load("conformance/tests/data/adapters.json"),
+    );
     let expected: BTreeMap<String, String> = [
         // NumPy promotes int64 with float32 to float64; torch keeps float32.
         ("add-mixed-dtypes", "dtypes"),
@@ -86,7 +105,12 @@ fn numpy_differs_from_torch_only_where_numpy_really_does() {
     // (broadcast_to gives them stride 0) and rejects torch's negative sizes beside a 0.
     let result = run(numpy.as_mut(), &load("fixtures/torch/expand.json"));
     let differences = not_passed(&result);
-    assert!(differences.values().all(|w| w == "strides" || w == "shapes"), "{differences:?}");
+    assert!(
+        differences
+            .values()
+            .all(|w| w == "strides" || w == "shapes"),
+        "{differences:?}"
+    );
     assert!(differences.values().filter(|w| *w == "strides").count() > 0);
 }
 
@@ -119,10 +143,20 @@ fn ndarray_differs_from_torch_only_where_ndarray_really_does() {
 #[test]
 fn candle_differs_from_torch_only_where_candle_really_does() {
     let mut candle = open_backend("candle", AdapterTimeouts::default()).unwrap();
-    let result = run(candle.as_mut(), &load("conformance/tests/data/adapters.json"));
+    let result = run(
+        candle.as_mut(),
+        &load("conformance/tests/data/adapters.json"),
+    );
     let got = not_passed(&result);
     let levels = |id: &str| got.get(id).cloned().unwrap_or_default();
-    for id in ["add-outer", "mul-3d", "mul-transposed", "add-scalar", "expand", "sum-dim-keepdim"] {
+    for id in [
+        "add-outer",
+        "mul-3d",
+        "mul-transposed",
+        "add-scalar",
+        "expand",
+        "sum-dim-keepdim",
+    ] {
         assert_eq!(levels(id), "", "{id}");
     }
     assert!(levels("add-mixed-dtypes").starts_with("failure: candle has no mixed-dtype"));

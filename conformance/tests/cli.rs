@@ -27,7 +27,11 @@ fn stderr(o: &Output) -> String {
 
 fn adapter(mode: &str, n: usize, state: &Path) -> String {
     let script = repo().join("conformance/tests/adapters/misbehave.py");
-    format!("python3 {} {mode} {n} {}", script.display(), state.display())
+    format!(
+        "python3 {} {mode} {n} {}",
+        script.display(),
+        state.display()
+    )
 }
 
 const NUMEL: &str = "conformance/tests/data/numel.json";
@@ -39,7 +43,10 @@ fn the_default_job_runs_the_fixtures_against_the_reference_engine() {
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
     assert!(text.contains("reference: "), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("Tensor.expand")), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("Tensor.expand")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -52,8 +59,19 @@ fn filters_select_by_op_tag_and_id() {
     let out = bcast(&["run", EXPAND, "--tag", "offset"]);
     assert!(stdout(&out).contains(&format!("reference: {tagged} cases")));
     let out = bcast(&["run", EXPAND, "--id", "re:^expand/s1/[0-9]$"]);
-    assert!(stdout(&out).contains("reference: 10 cases"), "{}", stdout(&out));
-    let out = bcast(&["run", EXPAND, "--id", "expand/s1/1?", "--op", "Tensor.expand"]);
+    assert!(
+        stdout(&out).contains("reference: 10 cases"),
+        "{}",
+        stdout(&out)
+    );
+    let out = bcast(&[
+        "run",
+        EXPAND,
+        "--id",
+        "expand/s1/1?",
+        "--op",
+        "Tensor.expand",
+    ]);
     assert!(stdout(&out).contains("reference: 10 cases"));
     let out = bcast(&["run", EXPAND, "--op", "torch.add"]);
     assert!(stdout(&out).contains("reference: 0 cases"));
@@ -66,9 +84,15 @@ fn unexpected_failures_fail_the_gate_and_are_described() {
     let out = bcast(&["run", NUMEL, "--backend", &spec]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.contains("FAIL case numel/2 (conformance/tests/data/numel.json)"), "{err}");
+    assert!(
+        err.contains("FAIL case numel/2 (conformance/tests/data/numel.json)"),
+        "{err}"
+    );
     assert!(err.contains("exit status: 3"), "{err}");
-    assert!(err.contains("import torch"), "the failure carries a repro: {err}");
+    assert!(
+        err.contains("import torch"),
+        "the failure carries a repro: {err}"
+    );
     assert!(stdout(&out).contains("4 passed, 1 failed"));
 }
 
@@ -86,7 +110,12 @@ fn expected_failures_hold_the_gate_and_strict_mode_flags_unexpected_passes() {
             args.push("--strict-xfail");
         }
         let out = bcast(&args);
-        assert_eq!(out.status.code(), Some(code), "strict {strict}: {}", stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "strict {strict}: {}",
+            stderr(&out)
+        );
         assert!(stdout(&out).contains("3 passed, 0 failed, 1 xfailed, 1 xpassed"));
     }
 }
@@ -97,10 +126,23 @@ fn cases_outside_the_claims_are_skipped_not_failed() {
     let spec = adapter("good", 0, &dir.path().join("state"));
     let out = bcast(&["run", EXPAND, "--backend", &spec]);
     assert!(out.status.success());
-    assert!(stdout(&out).contains("300 cases, 0 passed, 0 failed, 0 xfailed, 0 xpassed, 300 skipped"));
+    assert!(
+        stdout(&out).contains("300 cases, 0 passed, 0 failed, 0 xfailed, 0 xpassed, 300 skipped")
+    );
     // Levels are intersected with the claims (the adapter claims shapes and values).
-    let out = bcast(&["run", NUMEL, "--backend", &spec, "--levels", "values,messages"]);
-    assert!(stdout(&out).contains("(levels: values)"), "{}", stdout(&out));
+    let out = bcast(&[
+        "run",
+        NUMEL,
+        "--backend",
+        &spec,
+        "--levels",
+        "values,messages",
+    ]);
+    assert!(
+        stdout(&out).contains("(levels: values)"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -121,9 +163,16 @@ fn junit_and_json_reports_say_what_happened() {
         "--quiet",
     ]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).is_empty(), "--quiet prints no failure: {}", stderr(&out));
+    assert!(
+        stderr(&out).is_empty(),
+        "--quiet prints no failure: {}",
+        stderr(&out)
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains(r#"tests="5""#) && xml.contains(r#"failures="1""#), "{xml}");
+    assert!(
+        xml.contains(r#"tests="5""#) && xml.contains(r#"failures="1""#),
+        "{xml}"
+    );
     assert!(xml.contains(r#"<testcase name="numel/1" classname="Tensor.numel""#));
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -134,8 +183,14 @@ fn junit_and_json_reports_say_what_happened() {
     assert_eq!(bad["status"], "fail");
     assert!(bad["detail"].as_str().unwrap().contains("answered id"));
     // A passing case records what the backend answered, which is what torch did.
-    let expected = load_file(&repo().join(NUMEL)).unwrap()[0].case.expect.clone();
-    assert_eq!(report["cases"][0]["got"], serde_json::to_value(expected).unwrap());
+    let expected = load_file(&repo().join(NUMEL)).unwrap()[0]
+        .case
+        .expect
+        .clone();
+    assert_eq!(
+        report["cases"][0]["got"],
+        serde_json::to_value(expected).unwrap()
+    );
 }
 
 #[test]

@@ -80,7 +80,10 @@ fn assert_only_case_fails(result: &SuiteResult, bad: usize, needle: &str) {
     want[bad] = Status::Fail;
     assert_eq!(statuses(result), want, "{result:#?}");
     let message = failure_of(result, bad);
-    assert!(message.contains(needle), "{message:?} should mention {needle:?}");
+    assert!(
+        message.contains(needle),
+        "{message:?} should mention {needle:?}"
+    );
 }
 
 #[test]
@@ -122,7 +125,11 @@ fn a_hung_adapters_children_are_killed_with_it() {
         .rsplit(')')
         .next()
         .is_some_and(|rest| !rest.trim_start().starts_with('Z'));
-    assert!(!running, "the adapter's child {} survived: {state}", pid.trim());
+    assert!(
+        !running,
+        "the adapter's child {} survived: {state}",
+        pid.trim()
+    );
 }
 
 #[test]
@@ -178,7 +185,10 @@ fn no_hello_is_a_start_error_and_fails_cases_without_waiting_forever() {
             levels: Level::ALL.into_iter().collect(),
             ..SuiteOptions::default()
         };
-        (run_suite(&mut backend, &cases(), &options, |_, _| {}), error)
+        (
+            run_suite(&mut backend, &cases(), &options, |_, _| {}),
+            error,
+        )
     });
     let error = error.expect("a start error");
     assert!(error.contains("sent no hello within 500 ms"), "{error}");
@@ -197,12 +207,20 @@ fn bad_hellos_are_start_errors_that_say_why() {
         ("old-protocol", "speaks protocol 0"),
     ] {
         let config = config(&[mode]);
-        let error = within(move || SubprocessBackend::new(config).start_error().map(str::to_string));
+        let error = within(move || {
+            SubprocessBackend::new(config)
+                .start_error()
+                .map(str::to_string)
+        });
         let error = error.unwrap_or_else(|| panic!("{mode}: no start error"));
         assert!(error.contains(needle), "{mode}: {error}");
     }
     let config = config(&["exit-before-hello"]);
-    let error = within(move || SubprocessBackend::new(config).start_error().map(str::to_string));
+    let error = within(move || {
+        SubprocessBackend::new(config)
+            .start_error()
+            .map(str::to_string)
+    });
     assert!(error.unwrap().contains("cannot import the library"));
 }
 
@@ -223,7 +241,13 @@ fn a_restart_that_never_says_hello_fails_the_later_cases() {
     });
     assert_eq!(
         statuses(&result),
-        [Status::Pass, Status::Fail, Status::Fail, Status::Fail, Status::Fail]
+        [
+            Status::Pass,
+            Status::Fail,
+            Status::Fail,
+            Status::Fail,
+            Status::Fail
+        ]
     );
     assert!(failure_of(&result, 1).contains("exit status: 3"));
     for i in 2..5 {

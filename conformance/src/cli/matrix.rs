@@ -43,7 +43,9 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         ..AdapterTimeouts::default()
     };
     let (implementations, absent) = available_implementations(python.as_deref(), timeouts);
-    let rows = measure(implementations, &cases, |name| eprintln!("measuring {name}"));
+    let rows = measure(implementations, &cases, |name| {
+        eprintln!("measuring {name}")
+    });
     let table = render_matrix(&rows, cases.len(), &absent);
     if args.print {
         print!("{table}");
@@ -51,8 +53,8 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
     }
     let readme = std::fs::read_to_string(&args.readme)
         .map_err(|e| format!("{}: {e}", args.readme.display()))?;
-    let updated = splice_readme(&readme, &table)
-        .map_err(|e| format!("{}: {e}", args.readme.display()))?;
+    let updated =
+        splice_readme(&readme, &table).map_err(|e| format!("{}: {e}", args.readme.display()))?;
     std::fs::write(&args.readme, updated).map_err(|e| format!("{}: {e}", args.readme.display()))?;
     print!("{table}");
     eprintln!("wrote the matrix into {}", args.readme.display());

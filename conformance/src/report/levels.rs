@@ -51,8 +51,11 @@ pub fn level_applies(level: Level, expect: &Outcome) -> bool {
 /// do not count.
 pub fn level_counts(result: &SuiteResult, cases: &[LoadedCase]) -> BTreeMap<Level, LevelCount> {
     let all: BTreeSet<Level> = Level::ALL.into_iter().collect();
-    let mut counts: BTreeMap<Level, LevelCount> =
-        result.levels.iter().map(|l| (*l, LevelCount::default())).collect();
+    let mut counts: BTreeMap<Level, LevelCount> = result
+        .levels
+        .iter()
+        .map(|l| (*l, LevelCount::default()))
+        .collect();
     for e in result.entries.iter().filter(|e| e.status != Status::Skip) {
         let case = &cases[e.index].case;
         let Some(expect) = &case.expect else { continue };

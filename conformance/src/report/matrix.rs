@@ -52,7 +52,10 @@ pub fn render_matrix(rows: &[MatrixRow], cases: usize, absent: &[String]) -> Str
          dtype not claimed) count nowhere."
     );
     s.push('\n');
-    let _ = write!(s, "| implementation | via | cases run | skipped | all claimed levels |");
+    let _ = write!(
+        s,
+        "| implementation | via | cases run | skipped | all claimed levels |"
+    );
     for level in Level::ALL {
         let _ = write!(s, " {level} |");
     }

@@ -91,7 +91,10 @@ fn unsupported<T>(case: &Case, what: &str) -> Result<T, BackendFailure> {
 fn tensor_name(case: &Case, arg: Option<&Arg>) -> Result<String, BackendFailure> {
     match arg {
         Some(Arg::Tensor(n)) => Ok(n.clone()),
-        other => unsupported(case, &format!("the argument {other:?} (a tensor was expected)")),
+        other => unsupported(
+            case,
+            &format!("the argument {other:?} (a tensor was expected)"),
+        ),
     }
 }
 

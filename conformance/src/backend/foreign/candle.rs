@@ -5,7 +5,9 @@
 //! in-place arithmetic, no bool dtype and no dtype promotion, and its errors are its own: it
 //! claims shapes, dtypes and values, for int64, float32 and float64.
 
-use super::call::{expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand};
+use super::call::{
+    expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand,
+};
 use super::typed::{catch_panics, error_outcome, tensor_result, typed_storages, Typed};
 use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult};
@@ -60,9 +62,15 @@ fn input_tensors(case: &Case) -> Result<BTreeMap<String, Tensor>, BackendFailure
         let shape = spec.shape.clone();
         let cpu = &Device::Cpu;
         let tensor = match storage {
-            Typed::I64(v) => Tensor::from_vec(at.iter().map(|&i| v[i]).collect::<Vec<_>>(), shape, cpu),
-            Typed::F32(v) => Tensor::from_vec(at.iter().map(|&i| v[i]).collect::<Vec<_>>(), shape, cpu),
-            Typed::F64(v) => Tensor::from_vec(at.iter().map(|&i| v[i]).collect::<Vec<_>>(), shape, cpu),
+            Typed::I64(v) => {
+                Tensor::from_vec(at.iter().map(|&i| v[i]).collect::<Vec<_>>(), shape, cpu)
+            }
+            Typed::F32(v) => {
+                Tensor::from_vec(at.iter().map(|&i| v[i]).collect::<Vec<_>>(), shape, cpu)
+            }
+            Typed::F64(v) => {
+                Tensor::from_vec(at.iter().map(|&i| v[i]).collect::<Vec<_>>(), shape, cpu)
+            }
             Typed::Bool(_) => return Err(failure("candle has no bool dtype")),
         }
         .map_err(|e| failure(format!("candle refused tensor {name}: {e}")))?;
@@ -77,7 +85,11 @@ fn describe(t: &Tensor) -> Result<TensorResult, BackendFailure> {
     let (dtype, values): (DType, Vec<Num>) = match t.dtype() {
         candle_core::DType::I64 => (
             DType::Int64,
-            flat.to_vec1::<i64>().map_err(failure)?.into_iter().map(Num::Int).collect(),
+            flat.to_vec1::<i64>()
+                .map_err(failure)?
+                .into_iter()
+                .map(Num::Int)
+                .collect(),
         ),
         candle_core::DType::F32 => (
             DType::Float32,
@@ -89,7 +101,11 @@ fn describe(t: &Tensor) -> Result<TensorResult, BackendFailure> {
         ),
         candle_core::DType::F64 => (
             DType::Float64,
-            flat.to_vec1::<f64>().map_err(failure)?.into_iter().map(Num::Float).collect(),
+            flat.to_vec1::<f64>()
+                .map_err(failure)?
+                .into_iter()
+                .map(Num::Float)
+                .collect(),
         ),
         other => return Err(failure(format!("candle returned dtype {other:?}"))),
     };
@@ -109,7 +125,9 @@ fn scalar(n: Num, like: &Tensor) -> Result<Tensor, BackendFailure> {
     let cpu = &Device::Cpu;
     let made = match (like.dtype(), n) {
         (candle_core::DType::I64, Num::Int(i)) => Tensor::new(i, cpu),
-        (candle_core::DType::F32, Num::Int(_) | Num::Float(_)) => Tensor::new(n.to_f64() as f32, cpu),
+        (candle_core::DType::F32, Num::Int(_) | Num::Float(_)) => {
+            Tensor::new(n.to_f64() as f32, cpu)
+        }
         (candle_core::DType::F64, Num::Int(_) | Num::Float(_)) => Tensor::new(n.to_f64(), cpu),
         (dtype, n) => {
             return Err(failure(format!(

@@ -7,7 +7,9 @@
 //! ndarray has no dtype promotion: a binary op between two dtypes, or a float scalar with an
 //! int array, fails the case. Its errors are its own, so errors and messages are not claimed.
 
-use super::call::{expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand};
+use super::call::{
+    expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand,
+};
 use super::typed::{catch_panics, error_outcome, tensor_result, typed_storages, Typed};
 use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult, TensorSpec};
@@ -61,14 +63,35 @@ trait Elem: Copy + 'static {
     fn slice_mut(t: &mut Typed) -> Option<&mut [Self]>;
     /// A scalar operand as this type, when Rust would write it so (`2` for a float is `2.0`).
     fn scalar(n: Num) -> Option<Self>;
-    fn binary(_op: BinaryOp, _a: &ArrayViewD<Self>, _b: &ArrayViewD<Self>) -> Result<ArrayD<Self>, String> {
-        Err(format!("ndarray has no arithmetic on {} arrays", Self::DTYPE.name()))
+    fn binary(
+        _op: BinaryOp,
+        _a: &ArrayViewD<Self>,
+        _b: &ArrayViewD<Self>,
+    ) -> Result<ArrayD<Self>, String> {
+        Err(format!(
+            "ndarray has no arithmetic on {} arrays",
+            Self::DTYPE.name()
+        ))
     }
-    fn binary_scalar(_op: BinaryOp, _a: &ArrayViewD<Self>, _b: Self) -> Result<ArrayD<Self>, String> {
-        Err(format!("ndarray has no arithmetic on {} arrays", Self::DTYPE.name()))
+    fn binary_scalar(
+        _op: BinaryOp,
+        _a: &ArrayViewD<Self>,
+        _b: Self,
+    ) -> Result<ArrayD<Self>, String> {
+        Err(format!(
+            "ndarray has no arithmetic on {} arrays",
+            Self::DTYPE.name()
+        ))
     }
-    fn assign(_op: BinaryOp, _a: &mut ArrayViewMutD<Self>, _b: &ArrayViewD<Self>) -> Result<(), String> {
-        Err(format!("ndarray has no arithmetic on {} arrays", Self::DTYPE.name()))
+    fn assign(
+        _op: BinaryOp,
+        _a: &mut ArrayViewMutD<Self>,
+        _b: &ArrayViewD<Self>,
+    ) -> Result<(), String> {
+        Err(format!(
+            "ndarray has no arithmetic on {} arrays",
+            Self::DTYPE.name()
+        ))
     }
     fn sum_axis(_a: &ArrayD<Self>, _axis: usize) -> Result<ArrayD<Self>, String> {
         Err(format!("ndarray cannot sum {} arrays", Self::DTYPE.name()))
@@ -125,7 +148,11 @@ macro_rules! numeric {
             fn scalar(n: Num) -> Option<$t> {
                 $scalar(n)
             }
-            fn binary(op: BinaryOp, a: &ArrayViewD<$t>, b: &ArrayViewD<$t>) -> Result<ArrayD<$t>, String> {
+            fn binary(
+                op: BinaryOp,
+                a: &ArrayViewD<$t>,
+                b: &ArrayViewD<$t>,
+            ) -> Result<ArrayD<$t>, String> {
                 Ok(match op {
                     BinaryOp::Add => a + b,
                     BinaryOp::Sub => a - b,
@@ -133,7 +160,11 @@ macro_rules! numeric {
                     BinaryOp::Div => a / b,
                 })
             }
-            fn binary_scalar(op: BinaryOp, a: &ArrayViewD<$t>, b: $t) -> Result<ArrayD<$t>, String> {
+            fn binary_scalar(
+                op: BinaryOp,
+                a: &ArrayViewD<$t>,
+                b: $t,
+            ) -> Result<ArrayD<$t>, String> {
                 Ok(match op {
                     BinaryOp::Add => a + b,
                     BinaryOp::Sub => a - b,
@@ -141,7 +172,11 @@ macro_rules! numeric {
                     BinaryOp::Div => a / b,
                 })
             }
-            fn assign(op: BinaryOp, a: &mut ArrayViewMutD<$t>, b: &ArrayViewD<$t>) -> Result<(), String> {
+            fn assign(
+                op: BinaryOp,
+                a: &mut ArrayViewMutD<$t>,
+                b: &ArrayViewD<$t>,
+            ) -> Result<(), String> {
                 match op {
                     BinaryOp::Add => *a += b,
                     BinaryOp::Sub => *a -= b,
@@ -164,11 +199,17 @@ numeric!(i64, I64, DType::Int64, Num::Int, |n| match n {
     Num::Int(i) => Some(i),
     _ => None,
 });
-numeric!(f32, F32, DType::Float32, |x: f32| Num::Float(x as f64), |n| match n {
-    Num::Int(i) => Some(i as f32),
-    Num::Float(f) => Some(f as f32),
-    Num::Bool(_) => None,
-});
+numeric!(
+    f32,
+    F32,
+    DType::Float32,
+    |x: f32| Num::Float(x as f64),
+    |n| match n {
+        Num::Int(i) => Some(i as f32),
+        Num::Float(f) => Some(f as f32),
+        Num::Bool(_) => None,
+    }
+);
 numeric!(f64, F64, DType::Float64, Num::Float, |n| match n {
     Num::Int(i) => Some(i as f64),
     Num::Float(f) => Some(f),
@@ -198,13 +239,24 @@ impl Inputs<'_> {
     }
 
     /// The tensor as a view of its storage, with the storage's name and elements.
-    fn view<T: Elem>(&self, tensor: &str) -> Result<(ArrayViewD<'_, T>, &str, &[T]), BackendFailure> {
+    fn view<T: Elem>(
+        &self,
+        tensor: &str,
+    ) -> Result<(ArrayViewD<'_, T>, &str, &[T]), BackendFailure> {
         let spec = self.spec(tensor)?;
         let data = self
             .storages
             .get(&spec.storage)
             .and_then(T::slice)
-            .map_or_else(|| failure(format!("ndarray has no mixed-dtype arithmetic (tensor {tensor} is not {})", T::DTYPE.name())), Ok)?;
+            .map_or_else(
+                || {
+                    failure(format!(
+                        "ndarray has no mixed-dtype arithmetic (tensor {tensor} is not {})",
+                        T::DTYPE.name()
+                    ))
+                },
+                Ok,
+            )?;
         let start = data.get(spec.offset..).unwrap_or_default();
         let shape = IxDyn(&spec.shape).strides(IxDyn(&spec.strides));
         let view = ArrayViewD::from_shape(shape, start)
@@ -213,7 +265,10 @@ impl Inputs<'_> {
     }
 
     fn snapshot(&self) -> BTreeMap<String, Vec<Num>> {
-        self.storages.iter().map(|(n, t)| (n.clone(), t.to_nums())).collect()
+        self.storages
+            .iter()
+            .map(|(n, t)| (n.clone(), t.to_nums()))
+            .collect()
     }
 }
 
@@ -223,7 +278,11 @@ fn offset_in<T>(view_ptr: *const T, base: &[T]) -> usize {
     (view_ptr as usize).saturating_sub(base.as_ptr() as usize) / size
 }
 
-fn describe_view<T: Elem>(v: &ArrayViewD<T>, storage: &str, base: &[T]) -> Result<TensorResult, BackendFailure> {
+fn describe_view<T: Elem>(
+    v: &ArrayViewD<T>,
+    storage: &str,
+    base: &[T],
+) -> Result<TensorResult, BackendFailure> {
     let values = v.iter().map(|x| x.num()).collect();
     // As torch reports it: an empty storage is no storage.
     let view_of = (!base.is_empty()).then(|| (storage.to_string(), offset_in(v.as_ptr(), base)));
@@ -252,7 +311,10 @@ fn ok(result: ResultValue, storages: Option<BTreeMap<String, Vec<Num>>>) -> Outc
 }
 
 fn cannot_broadcast(from: &[usize], to: &[usize]) -> Outcome {
-    error_outcome(SHAPE_ERROR, format!("could not broadcast array from shape {from:?} to {to:?}"))
+    error_outcome(
+        SHAPE_ERROR,
+        format!("could not broadcast array from shape {from:?} to {to:?}"),
+    )
 }
 
 /// Calls `$f::<T>($args)` with `T` the element type of `$dtype`.
@@ -281,31 +343,61 @@ fn run_case(case: &Case) -> Result<Outcome, BackendFailure> {
             Some(first) => with_elem!(inputs.dtype_of(first)?, broadcast_tensors(&inputs, names)),
             None => Ok(ok(ResultValue::Tensors(Vec::new()), None)),
         },
-        ForeignCall::Sum { tensor, dims, keepdim } => {
-            with_elem!(inputs.dtype_of(tensor)?, sum(&inputs, tensor, dims.as_deref(), *keepdim))
+        ForeignCall::Sum {
+            tensor,
+            dims,
+            keepdim,
+        } => {
+            with_elem!(
+                inputs.dtype_of(tensor)?,
+                sum(&inputs, tensor, dims.as_deref(), *keepdim)
+            )
         }
-        ForeignCall::Binary { op, lhs, rhs, inplace: false } => {
+        ForeignCall::Binary {
+            op,
+            lhs,
+            rhs,
+            inplace: false,
+        } => {
             with_elem!(inputs.dtype_of(lhs)?, binary(&inputs, *op, lhs, rhs))
         }
-        ForeignCall::Binary { op, lhs, rhs, inplace: true } => {
-            with_elem!(inputs.dtype_of(lhs)?, binary_inplace(&mut inputs, *op, lhs, rhs))
+        ForeignCall::Binary {
+            op,
+            lhs,
+            rhs,
+            inplace: true,
+        } => {
+            with_elem!(
+                inputs.dtype_of(lhs)?,
+                binary_inplace(&mut inputs, *op, lhs, rhs)
+            )
         }
     }
 }
 
-fn expand<T: Elem>(inputs: &Inputs, tensor: &str, sizes: &[i64]) -> Result<Outcome, BackendFailure> {
+fn expand<T: Elem>(
+    inputs: &Inputs,
+    tensor: &str,
+    sizes: &[i64],
+) -> Result<Outcome, BackendFailure> {
     let (v, store, data) = inputs.view::<T>(tensor)?;
     let target = match expand_target(v.shape(), sizes) {
         Ok(t) => t,
         Err(why) => return Ok(error_outcome(SHAPE_ERROR, why)),
     };
     match v.broadcast(IxDyn(&target)) {
-        Some(b) => Ok(ok(ResultValue::Tensor(describe_view(&b, store, data)?), None)),
+        Some(b) => Ok(ok(
+            ResultValue::Tensor(describe_view(&b, store, data)?),
+            None,
+        )),
         None => Ok(cannot_broadcast(v.shape(), &target)),
     }
 }
 
-fn broadcast_tensors<T: Elem>(inputs: &Inputs, names: &[String]) -> Result<Outcome, BackendFailure> {
+fn broadcast_tensors<T: Elem>(
+    inputs: &Inputs,
+    names: &[String],
+) -> Result<Outcome, BackendFailure> {
     let mut target = Vec::new();
     for name in names {
         target = common_shape(&target, &inputs.spec(name)?.shape);
@@ -321,16 +413,26 @@ fn broadcast_tensors<T: Elem>(inputs: &Inputs, names: &[String]) -> Result<Outco
     Ok(ok(ResultValue::Tensors(out), None))
 }
 
-fn sum<T: Elem>(inputs: &Inputs, tensor: &str, dims: Option<&[i64]>, keepdim: bool) -> Result<Outcome, BackendFailure> {
+fn sum<T: Elem>(
+    inputs: &Inputs,
+    tensor: &str,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+) -> Result<Outcome, BackendFailure> {
     let (v, _, _) = inputs.view::<T>(tensor)?;
     let result = match dims.filter(|d| !d.is_empty()) {
         None => {
             let total = T::sum_all(&v).map_err(BackendFailure)?;
-            let shape = if keepdim { vec![1; v.ndim()] } else { Vec::new() };
+            let shape = if keepdim {
+                vec![1; v.ndim()]
+            } else {
+                Vec::new()
+            };
             ArrayD::from_elem(IxDyn(&shape), total)
         }
         Some(dims) => {
-            let axes: Result<Vec<usize>, String> = dims.iter().map(|&d| wrap_dim(d, v.ndim())).collect();
+            let axes: Result<Vec<usize>, String> =
+                dims.iter().map(|&d| wrap_dim(d, v.ndim())).collect();
             let mut axes = match axes {
                 Ok(a) => a,
                 Err(why) => return Ok(error_outcome("IndexError", why)),
@@ -356,17 +458,30 @@ fn right_operand<T: Elem>(inputs: &Inputs, rhs: &Operand) -> Result<ArrayD<T>, B
         Operand::Tensor(name) => Ok(inputs.view::<T>(name)?.0.to_owned()),
         Operand::Scalar(n) => match T::scalar(*n) {
             Some(x) => Ok(ArrayD::from_elem(IxDyn(&[]), x)),
-            None => failure(format!("ndarray cannot combine a {} array with the scalar {n:?}", T::DTYPE.name())),
+            None => failure(format!(
+                "ndarray cannot combine a {} array with the scalar {n:?}",
+                T::DTYPE.name()
+            )),
         },
     }
 }
 
-fn binary<T: Elem>(inputs: &Inputs, op: BinaryOp, lhs: &str, rhs: &Operand) -> Result<Outcome, BackendFailure> {
+fn binary<T: Elem>(
+    inputs: &Inputs,
+    op: BinaryOp,
+    lhs: &str,
+    rhs: &Operand,
+) -> Result<Outcome, BackendFailure> {
     let (a, _, _) = inputs.view::<T>(lhs)?;
     let result = match rhs {
         Operand::Scalar(n) => match T::scalar(*n) {
             Some(x) => T::binary_scalar(op, &a, x),
-            None => return failure(format!("ndarray cannot combine a {} array with the scalar {n:?}", T::DTYPE.name())),
+            None => {
+                return failure(format!(
+                    "ndarray cannot combine a {} array with the scalar {n:?}",
+                    T::DTYPE.name()
+                ))
+            }
         },
         Operand::Tensor(name) => {
             let (b, _, _) = inputs.view::<T>(name)?;
@@ -381,7 +496,12 @@ fn binary<T: Elem>(inputs: &Inputs, op: BinaryOp, lhs: &str, rhs: &Operand) -> R
     Ok(ok(ResultValue::Tensor(describe_new(&result)?), None))
 }
 
-fn binary_inplace<T: Elem>(inputs: &mut Inputs, op: BinaryOp, lhs: &str, rhs: &Operand) -> Result<Outcome, BackendFailure> {
+fn binary_inplace<T: Elem>(
+    inputs: &mut Inputs,
+    op: BinaryOp,
+    lhs: &str,
+    rhs: &Operand,
+) -> Result<Outcome, BackendFailure> {
     let b = right_operand::<T>(inputs, rhs)?;
     let spec = inputs.spec(lhs)?.clone();
     let data = inputs
@@ -393,7 +513,12 @@ fn binary_inplace<T: Elem>(inputs: &mut Inputs, op: BinaryOp, lhs: &str, rhs: &O
     let shape = IxDyn(&spec.shape).strides(IxDyn(&spec.strides));
     let mut target = match ArrayViewMutD::from_shape(shape, start) {
         Ok(t) => t,
-        Err(e) => return Ok(error_outcome(SHAPE_ERROR, format!("ndarray refused a mutable view: {e}"))),
+        Err(e) => {
+            return Ok(error_outcome(
+                SHAPE_ERROR,
+                format!("ndarray refused a mutable view: {e}"),
+            ))
+        }
     };
     let Some(b) = b.broadcast(target.raw_dim()) else {
         return Ok(cannot_broadcast(b.shape(), &spec.shape));

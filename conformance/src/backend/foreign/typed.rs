@@ -83,7 +83,10 @@ pub fn tensor_result(
         .map_err(|_| BackendFailure(format!("a negative stride in {strides:?}")))?;
     let (values, samples) = match sample_positions(values.len()) {
         None => (Some(values), None),
-        Some(pos) => (None, Some(pos.into_iter().map(|i| (i, values[i])).collect())),
+        Some(pos) => (
+            None,
+            Some(pos.into_iter().map(|i| (i, values[i])).collect()),
+        ),
     };
     let (storage, offset) = match view_of {
         Some((name, offset)) => (Some(name), offset),

@@ -227,7 +227,9 @@ impl Backend for SubprocessBackend {
                     }
                 }
                 let restarted = if restart { "; restarting it" } else { "" };
-                Err(BackendFailure(format!("adapter misbehaved: {why}{restarted}")))
+                Err(BackendFailure(format!(
+                    "adapter misbehaved: {why}{restarted}"
+                )))
             }
         }
     }

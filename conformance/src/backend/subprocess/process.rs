@@ -62,10 +62,11 @@ impl LineProcess {
         let mut child = command
             .spawn()
             .map_err(|e| format!("cannot start {program:?}: {e}"))?;
-        let (stdin, stdout, stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
-            (Some(i), Some(o), Some(e)) => (i, o, e),
-            _ => return Err("the adapter's pipes could not be opened".to_string()),
-        };
+        let (stdin, stdout, stderr) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(i), Some(o), Some(e)) => (i, o, e),
+                _ => return Err("the adapter's pipes could not be opened".to_string()),
+            };
         let (line_tx, lines) = mpsc::channel();
         thread::spawn(move || read_lines(stdout, line_tx));
         let (input, input_rx) = mpsc::channel::<String>();
@@ -135,7 +136,10 @@ impl LineProcess {
 
     /// The last bytes the child wrote to stderr, as text.
     pub fn stderr_tail(&self) -> String {
-        let tail = self.stderr.lock().map(|t| t.iter().copied().collect::<Vec<u8>>());
+        let tail = self
+            .stderr
+            .lock()
+            .map(|t| t.iter().copied().collect::<Vec<u8>>());
         String::from_utf8_lossy(&tail.unwrap_or_default())
             .trim()
             .to_string()
@@ -177,7 +181,9 @@ fn read_lines(stdout: impl Read, out: Sender<Event>) {
     let mut reader = BufReader::new(stdout);
     loop {
         let mut buf = Vec::new();
-        let read = (&mut reader).take(MAX_LINE_BYTES).read_until(b'\n', &mut buf);
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES)
+            .read_until(b'\n', &mut buf);
         let event = match read {
             Ok(0) => Event::Closed("its output ended".to_string()),
             Ok(_) if buf.last() != Some(&b'\n') && buf.len() as u64 >= MAX_LINE_BYTES => {

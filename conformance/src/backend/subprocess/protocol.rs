@@ -112,10 +112,17 @@ pub fn parse_answer(line: &str, id: &str) -> Result<Answer, BadAnswer> {
         message,
         out_of_sync,
     };
-    let value: serde_json::Value = serde_json::from_str(line)
-        .map_err(|e| bad(format!("its answer is not JSON ({e}): {}", clip(line)), true))?;
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+        bad(
+            format!("its answer is not JSON ({e}): {}", clip(line)),
+            true,
+        )
+    })?;
     let serde_json::Value::Object(mut fields) = value else {
-        return Err(bad(format!("its answer is not a JSON object: {}", clip(line)), true));
+        return Err(bad(
+            format!("its answer is not a JSON object: {}", clip(line)),
+            true,
+        ));
     };
     match fields.remove("id") {
         Some(serde_json::Value::String(got)) if got == id => {}
@@ -133,7 +140,10 @@ pub fn parse_answer(line: &str, id: &str) -> Result<Answer, BadAnswer> {
     let outcome = fields.remove("outcome");
     let failure = fields.remove("failure");
     if let Some(extra) = fields.keys().next() {
-        return Err(bad(format!("its answer has an unknown key {extra:?}"), false));
+        return Err(bad(
+            format!("its answer has an unknown key {extra:?}"),
+            false,
+        ));
     }
     match (outcome, failure) {
         (Some(o), None) => serde_json::from_value::<Outcome>(o.clone())
