@@ -73,7 +73,7 @@ fn a_backend_wrong_at_one_level_fails_only_that_level() {
     let row = MatrixRow::measure("in-process", &result, &cases);
     let table = render_matrix(
         &[row],
-        cases.len(),
+        &cases,
         &["candle (built without feature `candle`)".into()],
     );
     let line = table
@@ -89,4 +89,5 @@ fn a_backend_wrong_at_one_level_fails_only_that_level() {
         "{line}"
     );
     assert!(table.contains("Not measured: candle"));
+    assert!(table.contains("(ops: Tensor.expand)"));
 }

@@ -46,7 +46,7 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
     let rows = measure(implementations, &cases, |name| {
         eprintln!("measuring {name}")
     });
-    let table = render_matrix(&rows, cases.len(), &absent);
+    let table = render_matrix(&rows, &cases, &absent);
     if args.print {
         print!("{table}");
         return Ok(ExitCode::SUCCESS);
