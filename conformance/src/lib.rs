@@ -10,5 +10,6 @@ pub mod cli;
 pub mod compare;
 pub mod gen;
 pub mod oracles;
+pub mod report;
 pub mod repro;
 pub mod runner;

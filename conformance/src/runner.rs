@@ -1,4 +1,11 @@
-//! Running cases through a backend and judging each one.
+//! Running cases through a backend and judging each one: [`run_case`] judges one case,
+//! [`suite`] runs a selection of cases with expected failures, [`select`] and [`xfail`] say
+//! which cases run and which are expected to fail.
+
+pub mod matrix;
+pub mod select;
+pub mod suite;
+pub mod xfail;
 
 use crate::backend::{Backend, Capabilities, Level};
 use crate::case::{storage_dtype, Case, LoadedCase, Outcome};
@@ -25,6 +32,26 @@ impl Verdict {
     pub fn is_failure(&self) -> bool {
         matches!(self, Verdict::Fail(_) | Verdict::BackendFailure(_))
     }
+
+    /// A one-line account: the first difference, the backend failure, or the skip reason.
+    ///
+    /// ```
+    /// use bcast_conformance::runner::Verdict;
+    /// assert_eq!(Verdict::Pass.headline(), "pass");
+    /// assert_eq!(Verdict::BackendFailure("timed out".into()).headline(), "backend failure: timed out");
+    /// ```
+    pub fn headline(&self) -> String {
+        match self {
+            Verdict::Pass => "pass".to_string(),
+            Verdict::Fail(ms) => match ms.as_slice() {
+                [] => "fail".to_string(),
+                [m] => m.to_string(),
+                [m, rest @ ..] => format!("{m} (and {} more differences)", rest.len()),
+            },
+            Verdict::BackendFailure(f) => format!("backend failure: {f}"),
+            Verdict::Skip(reason) => format!("skipped: {reason}"),
+        }
+    }
 }
 
 /// The outcome of one case, with what the backend answered.
@@ -42,7 +69,7 @@ pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
     }
     for spec in case.storages.values() {
         if let Ok(d) = storage_dtype(spec) {
-            if !caps.dtypes.contains(d.name()) {
+            if !caps.claims_dtype(d.name()) {
                 return Some(format!("dtype {} not claimed", d.name()));
             }
         }
@@ -98,10 +125,12 @@ pub fn describe_failure(loaded: &LoadedCase, report: &CaseReport) -> String {
         );
     }
     if let Some(g) = &src.generator {
+        let number = |n: Option<u64>| n.map_or("?".to_string(), |n| n.to_string());
         let _ = writeln!(
             s,
-            "  source: generator {g}, seed {:?}, index {:?}",
-            src.seed, src.index
+            "  source: generator {g}, seed {}, index {}",
+            number(src.seed),
+            number(src.index)
         );
     }
     if let Some(r) = &src.regression {

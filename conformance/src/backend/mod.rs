@@ -1,7 +1,14 @@
 //! What an implementation under test provides: a [`Backend`] runs a case and reports the
 //! outcome in the schema's terms, and declares which ops, dtypes and check levels it claims.
+//!
+//! Backends: the reference engine ([`reference`]), any program that speaks the JSON-lines
+//! protocol of `PROTOCOL.md` ([`subprocess`]), and other Rust tensor crates compiled in by a
+//! cargo feature ([`foreign`]). [`registry`] turns a `--backend` spec into one of them.
 
+pub mod foreign;
 pub mod reference;
+pub mod registry;
+pub mod subprocess;
 
 use crate::case::{Case, Outcome};
 use bcast_engine::DType;
@@ -62,6 +69,31 @@ impl Level {
     pub fn from_name(name: &str) -> Option<Level> {
         Level::ALL.into_iter().find(|l| l.name() == name)
     }
+
+    /// Parses a comma-separated list of level names (`all` means every level).
+    ///
+    /// ```
+    /// use bcast_conformance::backend::Level;
+    /// let levels = Level::parse_list("values, shapes").unwrap();
+    /// assert_eq!(levels.into_iter().collect::<Vec<_>>(), [Level::Shapes, Level::Values]);
+    /// assert_eq!(Level::parse_list("all").unwrap().len(), 8);
+    /// assert!(Level::parse_list("shapes,colour").is_err());
+    /// ```
+    pub fn parse_list(text: &str) -> Result<BTreeSet<Level>, String> {
+        let mut out = BTreeSet::new();
+        for word in text.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            if word == "all" {
+                out.extend(Level::ALL);
+                continue;
+            }
+            let level = Level::from_name(word).ok_or_else(|| {
+                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                format!("unknown level {word:?} (levels: {})", names.join(", "))
+            })?;
+            out.insert(level);
+        }
+        Ok(out)
+    }
 }
 
 impl fmt::Display for Level {
@@ -70,11 +102,26 @@ impl fmt::Display for Level {
     }
 }
 
-/// What a backend claims to implement. Cases outside it are skipped, not failed.
+/// What a backend claims to implement. Cases outside it are skipped, not failed: a case whose
+/// op or one of whose dtypes is not claimed is skipped whole; a level not claimed is not checked.
+///
+/// This is also the `capabilities` object of the subprocess protocol's handshake:
+///
+/// ```
+/// use bcast_conformance::backend::{Capabilities, Level};
+/// let caps: Capabilities = serde_json::from_str(
+///     r#"{"ops": ["torch.add"], "dtypes": ["float32"], "levels": ["shapes", "values"]}"#,
+/// ).unwrap();
+/// assert!(caps.runs_op("torch.add") && !caps.runs_op("torch.sub"));
+/// assert!(caps.claims_dtype("float32") && !caps.claims_dtype("int64"));
+/// assert!(caps.levels.contains(&Level::Values));
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Capabilities {
-    /// The `fn` names it runs (`torch.add`, `Tensor.expand`, ...); `None` means every op.
-    #[serde(default)]
+    /// The `fn` names it runs (`torch.add`, `Tensor.expand`, ...); `None` (JSON `null`) means
+    /// every op. Required in JSON, so that no adapter claims every op by omission.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub ops: Option<BTreeSet<String>>,
     /// The dtypes it supports; a case touching another dtype is skipped.
     pub dtypes: BTreeSet<String>,
@@ -95,6 +142,11 @@ impl Capabilities {
     /// Whether the backend runs this op.
     pub fn runs_op(&self, fn_name: &str) -> bool {
         self.ops.as_ref().is_none_or(|ops| ops.contains(fn_name))
+    }
+
+    /// Whether the backend supports this dtype.
+    pub fn claims_dtype(&self, dtype: &str) -> bool {
+        self.dtypes.contains(dtype)
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod discrepancies;
 mod gen;
+mod matrix;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +26,8 @@ pub enum Command {
     Gen(gen::GenArgs),
     /// List every document claim (fixtures/docs) that torch contradicts.
     Discrepancies(discrepancies::DiscrepanciesArgs),
+    /// Measure every available implementation and write the pass-rate matrix into README.md.
+    Matrix(matrix::MatrixArgs),
 }
 
 /// Parses the command line and runs it.
@@ -35,6 +38,7 @@ pub fn main() -> ExitCode {
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Gen(args)) => gen::gen(args),
         Some(Command::Discrepancies(args)) => discrepancies::discrepancies(args),
+        Some(Command::Matrix(args)) => matrix::matrix(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,127 @@
+//! A case's storages as typed element vectors, and results back in the schema's terms.
+
+use crate::backend::reference::sample_positions;
+use crate::backend::BackendFailure;
+use crate::case::{storage_dtype, storage_values, Case, ErrorOutcome, Num, Outcome, TensorResult};
+use bcast_engine::DType;
+use std::collections::BTreeMap;
+
+/// One storage's elements, typed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Typed {
+    Bool(Vec<bool>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Typed {
+    /// The elements of `values` as `dtype`.
+    pub fn new(dtype: DType, values: &[Num]) -> Typed {
+        match dtype {
+            DType::Bool => Typed::Bool(values.iter().map(|v| v.to_f64() != 0.0).collect()),
+            DType::Int64 => Typed::I64(
+                values
+                    .iter()
+                    .map(|v| match v {
+                        Num::Int(i) => *i,
+                        other => other.to_f64() as i64,
+                    })
+                    .collect(),
+            ),
+            DType::Float32 => Typed::F32(values.iter().map(|v| v.to_f64() as f32).collect()),
+            DType::Float64 => Typed::F64(values.iter().map(|v| v.to_f64()).collect()),
+        }
+    }
+
+    /// The elements as schema values.
+    pub fn to_nums(&self) -> Vec<Num> {
+        match self {
+            Typed::Bool(v) => v.iter().map(|&b| Num::Bool(b)).collect(),
+            Typed::I64(v) => v.iter().map(|&i| Num::Int(i)).collect(),
+            Typed::F32(v) => v.iter().map(|&f| Num::Float(f as f64)).collect(),
+            Typed::F64(v) => v.iter().map(|&f| Num::Float(f)).collect(),
+        }
+    }
+
+    /// The dtype.
+    pub fn dtype(&self) -> DType {
+        match self {
+            Typed::Bool(_) => DType::Bool,
+            Typed::I64(_) => DType::Int64,
+            Typed::F32(_) => DType::Float32,
+            Typed::F64(_) => DType::Float64,
+        }
+    }
+}
+
+/// Every storage of a case, typed.
+pub fn typed_storages(case: &Case) -> Result<BTreeMap<String, Typed>, BackendFailure> {
+    case.storages
+        .iter()
+        .map(|(name, spec)| {
+            let dtype = storage_dtype(spec).map_err(BackendFailure)?;
+            let values = storage_values(spec).map_err(BackendFailure)?;
+            Ok((name.clone(), Typed::new(dtype, &values)))
+        })
+        .collect()
+}
+
+/// Describes a result tensor: its geometry, its values in row-major order, and the input
+/// storage and offset it views (`None` for new memory).
+pub fn tensor_result(
+    shape: &[usize],
+    strides: &[isize],
+    dtype: DType,
+    values: Vec<Num>,
+    view_of: Option<(String, usize)>,
+) -> Result<TensorResult, BackendFailure> {
+    let strides = strides
+        .iter()
+        .map(|&s| usize::try_from(s))
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|_| BackendFailure(format!("a negative stride in {strides:?}")))?;
+    let (values, samples) = match sample_positions(values.len()) {
+        None => (Some(values), None),
+        Some(pos) => (
+            None,
+            Some(pos.into_iter().map(|i| (i, values[i])).collect()),
+        ),
+    };
+    let (storage, offset) = match view_of {
+        Some((name, offset)) => (Some(name), offset),
+        None => (None, 0),
+    };
+    Ok(TensorResult {
+        shape: shape.iter().map(|&d| d as i64).collect(),
+        dtype: dtype.name().to_string(),
+        strides,
+        offset,
+        storage,
+        values,
+        samples,
+    })
+}
+
+/// An error outcome raised by the crate under test (its own error kind and message).
+pub fn error_outcome(kind: &str, message: impl Into<String>) -> Outcome {
+    Outcome::Error(ErrorOutcome {
+        kind: kind.to_string(),
+        message: message.into(),
+    })
+}
+
+/// Runs `f`, turning a panic into a failure of the case that quotes the panic message.
+pub fn catch_panics(
+    crate_name: &str,
+    f: impl FnOnce() -> Result<Outcome, BackendFailure>,
+) -> Result<Outcome, BackendFailure> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        Err(BackendFailure(format!("{crate_name} panicked: {message}")))
+    })
+}

@@ -1,0 +1,172 @@
+//! Turning a `--backend` spec into a backend: the name of an in-process backend (`reference`,
+//! or a foreign crate compiled in by its cargo feature), or else the command line of a
+//! protocol adapter.
+
+use super::reference::ReferenceBackend;
+use super::subprocess::{AdapterConfig, SubprocessBackend};
+use super::{foreign, Backend};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A backend that runs inside this process.
+#[derive(Debug, Clone, Copy)]
+pub struct InProcess {
+    pub name: &'static str,
+    /// The cargo feature that compiles it in (empty: always there).
+    pub feature: &'static str,
+    /// Its constructor, or `None` when the feature is off.
+    pub make: Option<fn() -> Box<dyn Backend>>,
+}
+
+fn reference() -> Box<dyn Backend> {
+    Box::new(ReferenceBackend)
+}
+
+/// Every in-process backend this runner knows, compiled in or not.
+pub const IN_PROCESS: &[InProcess] = &[
+    InProcess {
+        name: "reference",
+        feature: "",
+        make: Some(reference),
+    },
+    InProcess {
+        name: "ndarray",
+        feature: "ndarray",
+        make: foreign::NDARRAY,
+    },
+    InProcess {
+        name: "candle",
+        feature: "candle",
+        make: foreign::CANDLE,
+    },
+    // libtorch through tch: the `torch` feature's backend sets `make` here, as the foreign
+    // crates do (`#[cfg(feature = "torch")]` constructor, `None` otherwise).
+    InProcess {
+        name: "libtorch",
+        feature: "torch",
+        make: None,
+    },
+];
+
+/// Timeouts for protocol adapters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdapterTimeouts {
+    pub case: Duration,
+    pub handshake: Duration,
+}
+
+impl Default for AdapterTimeouts {
+    fn default() -> AdapterTimeouts {
+        AdapterTimeouts {
+            case: AdapterConfig::DEFAULT_CASE_TIMEOUT,
+            handshake: AdapterConfig::DEFAULT_HANDSHAKE_TIMEOUT,
+        }
+    }
+}
+
+/// Opens the backend a spec names: an in-process backend by name, else a protocol adapter
+/// started from the spec as a command line. A protocol adapter that fails its first start is an
+/// error here, so that a broken adapter command is reported once, not per case.
+///
+/// ```
+/// use bcast_conformance::backend::registry::{open_backend, AdapterTimeouts};
+/// let backend = open_backend("reference", AdapterTimeouts::default()).unwrap();
+/// assert_eq!(backend.name(), "reference");
+/// assert!(open_backend("/no/such/adapter", AdapterTimeouts::default()).is_err());
+/// ```
+pub fn open_backend(spec: &str, timeouts: AdapterTimeouts) -> Result<Box<dyn Backend>, String> {
+    if let Some(known) = IN_PROCESS.iter().find(|b| b.name == spec) {
+        return match known.make {
+            Some(make) => Ok(make()),
+            None => Err(format!(
+                "backend {spec} is not compiled in (build with --features {})",
+                known.feature
+            )),
+        };
+    }
+    let mut config = AdapterConfig::from_command_line(spec)?;
+    config.case_timeout = timeouts.case;
+    config.handshake_timeout = timeouts.handshake;
+    let backend = SubprocessBackend::new(config);
+    match backend.start_error() {
+        Some(why) => Err(format!("adapter {spec:?}: {why}")),
+        None => Ok(Box::new(backend)),
+    }
+}
+
+/// One implementation the matrix measures.
+pub struct Implementation {
+    pub backend: Box<dyn Backend>,
+    /// How it is reached (`in-process`, `protocol: numpy_adapter.py`).
+    pub via: String,
+}
+
+/// The Python adapters of `scripts/adapters/` the matrix runs, by file name.
+pub const PYTHON_ADAPTERS: &[&str] = &["torch_adapter.py", "numpy_adapter.py"];
+
+/// The python that has torch and numpy: `$BCAST_PYTHON`, else the project's venv
+/// (`~/.cache/bcast-torch/venv/bin/python`) when it exists.
+pub fn default_python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("BCAST_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let home = std::env::var_os("HOME")?;
+    let venv = Path::new(&home).join(".cache/bcast-torch/venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+/// `scripts/adapters/` of the working directory, else of the source tree this was built from.
+pub fn adapters_dir() -> PathBuf {
+    let here = PathBuf::from("scripts/adapters");
+    if here.is_dir() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/adapters")
+}
+
+/// Every implementation available here: the in-process backends compiled in, and the Python
+/// adapters when `python` is given and they start. The second list says what is absent and why.
+pub fn available_implementations(
+    python: Option<&Path>,
+    timeouts: AdapterTimeouts,
+) -> (Vec<Implementation>, Vec<String>) {
+    let mut found = Vec::new();
+    let mut absent = Vec::new();
+    for known in IN_PROCESS {
+        match known.make {
+            Some(make) => found.push(Implementation {
+                backend: make(),
+                via: "in-process".to_string(),
+            }),
+            None => absent.push(format!(
+                "{} (built without feature `{}`)",
+                known.name, known.feature
+            )),
+        }
+    }
+    for script in PYTHON_ADAPTERS {
+        let Some(python) = python else {
+            absent.push(format!(
+                "{script} (no python: set --python or BCAST_PYTHON, or create the venv)"
+            ));
+            continue;
+        };
+        let path = adapters_dir().join(script);
+        let command = vec![python.display().to_string(), path.display().to_string()];
+        let config = AdapterConfig {
+            command,
+            case_timeout: timeouts.case,
+            handshake_timeout: timeouts.handshake,
+            max_failed_starts: 3,
+        };
+        let backend = SubprocessBackend::new(config);
+        match backend.start_error() {
+            Some(why) => absent.push(format!("{script} ({why})")),
+            None => found.push(Implementation {
+                backend: Box::new(backend),
+                via: format!("protocol: {script}"),
+            }),
+        }
+    }
+    (found, absent)
+}

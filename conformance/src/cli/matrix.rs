@@ -1,0 +1,62 @@
+//! `bcast matrix`: measures every available implementation over the fixtures and writes the
+//! table of pass rates per level into README.md between its markers.
+
+use crate::backend::registry::{available_implementations, default_python, AdapterTimeouts};
+use crate::case::load_paths;
+use crate::report::matrix::{render_matrix, splice_readme};
+use crate::runner::matrix::measure;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `bcast matrix`.
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Fixture files or directories (default: fixtures/).
+    pub paths: Vec<PathBuf>,
+    /// The README whose `<!-- matrix:start -->` ... `<!-- matrix:end -->` part is replaced.
+    #[arg(long, default_value = "README.md")]
+    pub readme: PathBuf,
+    /// Print the table instead of writing the README.
+    #[arg(long)]
+    pub print: bool,
+    /// The python that runs the PyTorch and NumPy adapters [default: $BCAST_PYTHON, else
+    /// ~/.cache/bcast-torch/venv/bin/python].
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Per-case timeout of a protocol adapter, in milliseconds.
+    #[arg(long, default_value_t = 5000)]
+    pub timeout_ms: u64,
+}
+
+/// Runs `bcast matrix`.
+pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("fixtures")]
+    } else {
+        args.paths
+    };
+    let cases = load_paths(&paths).map_err(|e| e.to_string())?;
+    let python = args.python.or_else(default_python);
+    let timeouts = AdapterTimeouts {
+        case: std::time::Duration::from_millis(args.timeout_ms),
+        ..AdapterTimeouts::default()
+    };
+    let (implementations, absent) = available_implementations(python.as_deref(), timeouts);
+    let rows = measure(implementations, &cases, |name| {
+        eprintln!("measuring {name}")
+    });
+    let table = render_matrix(&rows, &cases, &absent);
+    if args.print {
+        print!("{table}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let readme = std::fs::read_to_string(&args.readme)
+        .map_err(|e| format!("{}: {e}", args.readme.display()))?;
+    let updated =
+        splice_readme(&readme, &table).map_err(|e| format!("{}: {e}", args.readme.display()))?;
+    std::fs::write(&args.readme, updated).map_err(|e| format!("{}: {e}", args.readme.display()))?;
+    print!("{table}");
+    eprintln!("wrote the matrix into {}", args.readme.display());
+    Ok(ExitCode::SUCCESS)
+}

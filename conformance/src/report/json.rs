@@ -1,0 +1,88 @@
+//! The JSON report of a run: the backend, the levels checked, the counts, and every case with
+//! its status, its differences and what the backend answered.
+
+use crate::case::{LoadedCase, Outcome};
+use crate::runner::suite::{Status, SuiteResult};
+use crate::runner::Verdict;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The whole report.
+#[derive(Debug, Serialize)]
+pub struct JsonReport<'a> {
+    pub backend: &'a str,
+    pub levels: Vec<&'static str>,
+    pub counts: BTreeMap<&'static str, usize>,
+    pub cases: Vec<JsonCase<'a>>,
+}
+
+/// One case of the report.
+#[derive(Debug, Serialize)]
+pub struct JsonCase<'a> {
+    pub id: &'a str,
+    pub file: String,
+    pub op: &'a str,
+    pub status: Status,
+    /// Why it was skipped, or how it failed (absent for a plain pass).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Every difference, level by level.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mismatches: Vec<JsonMismatch>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub got: Option<&'a Outcome>,
+    pub elapsed_ms: f64,
+}
+
+/// One difference.
+#[derive(Debug, Serialize)]
+pub struct JsonMismatch {
+    pub level: &'static str,
+    pub place: String,
+    pub expected: String,
+    pub got: String,
+}
+
+/// Builds the report of a run.
+pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> JsonReport<'a> {
+    let counts = Status::ALL
+        .into_iter()
+        .map(|s| (s.name(), result.count(s)))
+        .collect();
+    let cases = result
+        .entries
+        .iter()
+        .map(|e| {
+            let loaded = &cases[e.index];
+            let verdict = &e.report.verdict;
+            let mismatches = match verdict {
+                Verdict::Fail(ms) => ms
+                    .iter()
+                    .map(|m| JsonMismatch {
+                        level: m.level.name(),
+                        place: m.place.clone(),
+                        expected: m.expected.clone(),
+                        got: m.got.clone(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            JsonCase {
+                id: &e.report.id,
+                file: loaded.file.display().to_string(),
+                op: &loaded.case.call.fn_,
+                status: e.status,
+                detail: (*verdict != Verdict::Pass).then(|| verdict.headline()),
+                mismatches,
+                got: e.report.got.as_ref(),
+                elapsed_ms: e.elapsed.as_secs_f64() * 1000.0,
+            }
+        })
+        .collect();
+    JsonReport {
+        backend: &result.backend,
+        levels: result.levels.iter().map(|l| l.name()).collect(),
+        counts,
+        cases,
+    }
+}

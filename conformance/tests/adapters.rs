@@ -1,0 +1,166 @@
+//! The example adapters gated end to end: PyTorch and NumPy through the protocol (when the
+//! project's venv python is there), ndarray and candle in process (when compiled in). Each
+//! agrees with torch except where the library really differs, and those differences are
+//! pinned here, case by case and level by level.
+
+use bcast_conformance::backend::registry::{
+    adapters_dir, default_python, open_backend, AdapterTimeouts,
+};
+use bcast_conformance::backend::{Backend, Level};
+use bcast_conformance::case::{load_file, LoadedCase};
+use bcast_conformance::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
+use bcast_conformance::runner::Verdict;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn load(path: &str) -> Vec<LoadedCase> {
+    load_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)).unwrap()
+}
+
+fn run(backend: &mut dyn Backend, cases: &[LoadedCase]) -> SuiteResult {
+    let options = SuiteOptions {
+        levels: Level::ALL.into_iter().collect(),
+        ..SuiteOptions::default()
+    };
+    run_suite(backend, cases, &options, |_, _| {})
+}
+
+/// Every case that did not pass, with the levels it failed at (or the backend failure).
+fn not_passed(result: &SuiteResult) -> BTreeMap<String, String> {
+    result
+        .entries
+        .iter()
+        .filter(|e| e.status != Status::Pass)
+        .map(|e| {
+            let what = match &e.report.verdict {
+                Verdict::Fail(ms) => {
+                    let mut levels: Vec<&str> = ms.iter().map(|m| m.level.name()).collect();
+                    levels.dedup();
+                    levels.join(",")
+                }
+                Verdict::BackendFailure(f) => format!("failure: {f}"),
+                Verdict::Skip(_) => "skip".to_string(),
+                Verdict::Pass => unreachable!(),
+            };
+            (
+                e.report.id.trim_start_matches("adapters/").to_string(),
+                what,
+            )
+        })
+        .collect()
+}
+
+fn python_adapter(script: &str) -> Option<Box<dyn Backend>> {
+    let Some(python) = default_python() else {
+        eprintln!("no venv python: the {script} test is skipped");
+        return None;
+    };
+    let spec = format!(
+        "{} {}",
+        python.display(),
+        adapters_dir().join(script).display()
+    );
+    Some(open_backend(&spec, AdapterTimeouts::default()).expect("the adapter starts"))
+}
+
+#[test]
+fn pytorch_through_the_protocol_agrees_with_every_fixture() {
+    let Some(mut torch) = python_adapter("torch_adapter.py") else {
+        return;
+    };
+    for file in [
+        "fixtures/torch/expand.json",
+        "conformance/tests/data/adapters.json",
+    ] {
+        let result = run(torch.as_mut(), &load(file));
+        assert_eq!(not_passed(&result), BTreeMap::new(), "{file}");
+    }
+}
+
+#[test]
+fn numpy_differs_from_torch_only_where_numpy_really_does() {
+    let Some(mut numpy) = python_adapter("numpy_adapter.py") else {
+        return;
+    };
+    let result = run(
+        numpy.as_mut(),
+        &load("conformance/tests/data/adapters.json"),
+    );
+    let expected: BTreeMap<String, String> = [
+        // NumPy promotes int64 with float32 to float64; torch keeps float32.
+        ("add-mixed-dtypes", "dtypes"),
+        // int / int is float64 in NumPy, the default float32 in torch.
+        ("div-ints", "dtypes"),
+        // An empty ufunc result has zero strides in NumPy, contiguous strides in torch.
+        ("add-zero-size", "strides"),
+        // NumPy writes through overlapping views where torch refuses.
+        ("add_-expanded", "shapes"),
+        ("add_-partial-overlap", "shapes"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(not_passed(&result), expected);
+    // On the expand corpus NumPy answers every case; it differs on strides of size-1 dims
+    // (broadcast_to gives them stride 0), rejects torch's negative sizes beside a 0, and does
+    // not keep the offset of an empty view.
+    let result = run(numpy.as_mut(), &load("fixtures/torch/expand.json"));
+    let differences = not_passed(&result);
+    assert!(
+        differences.values().all(|w| w
+            .split(',')
+            .all(|l| ["strides", "shapes", "aliasing"].contains(&l))),
+        "{differences:?}"
+    );
+    assert!(differences.values().filter(|w| *w == "strides").count() > 0);
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn ndarray_differs_from_torch_only_where_ndarray_really_does() {
+    let mut nd = open_backend("ndarray", AdapterTimeouts::default()).unwrap();
+    let result = run(nd.as_mut(), &load("conformance/tests/data/adapters.json"));
+    let got = not_passed(&result);
+    let levels = |id: &str| got.get(id).cloned().unwrap_or_default();
+    // No dtype promotion in ndarray, no alpha= or out= in its operators.
+    for id in ["add-mixed-dtypes", "mul_-int-float", "sub-alpha", "add-out"] {
+        assert!(levels(id).starts_with("failure: "), "{id}: {}", levels(id));
+    }
+    // Integer division stays integer.
+    assert_eq!(levels("div-ints"), "dtypes,values");
+    assert_eq!(levels("add-zero-size"), "strides");
+    // The right operand is copied first (safe Rust), so a partial overlap is no error.
+    assert_eq!(levels("add_-partial-overlap"), "shapes");
+    // Ops it does not map are skipped, not failed.
+    for id in ["where", "matmul-batched", "eq-broadcast", "unsqueeze"] {
+        assert_eq!(levels(id), "skip");
+    }
+    assert_eq!(got.len(), 7 + 8, "{got:#?}");
+    // A mutable view that aliases itself is refused, as torch refuses to write it.
+    assert!(!got.contains_key("add_-expanded"));
+}
+
+#[cfg(feature = "candle")]
+#[test]
+fn candle_differs_from_torch_only_where_candle_really_does() {
+    let mut candle = open_backend("candle", AdapterTimeouts::default()).unwrap();
+    let result = run(
+        candle.as_mut(),
+        &load("conformance/tests/data/adapters.json"),
+    );
+    let got = not_passed(&result);
+    let levels = |id: &str| got.get(id).cloned().unwrap_or_default();
+    for id in [
+        "add-outer",
+        "mul-3d",
+        "mul-transposed",
+        "add-scalar",
+        "expand",
+        "sum-dim-keepdim",
+    ] {
+        assert_eq!(levels(id), "", "{id}");
+    }
+    assert!(levels("add-mixed-dtypes").starts_with("failure: candle has no mixed-dtype"));
+    assert_eq!(levels("add_-ok"), "skip");
+    assert_eq!(levels("where"), "skip");
+}

@@ -1,0 +1,264 @@
+//! The subprocess protocol against adapters that misbehave on purpose
+//! (`tests/adapters/misbehave.py`): every failure mode fails only its case, with a message
+//! that names what happened, the adapter is restarted, and no test can hang (each runs under a
+//! watchdog).
+
+use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
+use bcast_conformance::backend::{Backend, Level};
+use bcast_conformance::case::{load_file, LoadedCase};
+use bcast_conformance::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
+use bcast_conformance::runner::Verdict;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const WATCHDOG: Duration = Duration::from_secs(40);
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cases() -> Vec<LoadedCase> {
+    load_file(&manifest().join("tests/data/numel.json")).expect("numel cases load")
+}
+
+fn config(args: &[&str]) -> AdapterConfig {
+    let script = manifest().join("tests/adapters/misbehave.py");
+    let mut command = vec!["python3".to_string(), script.display().to_string()];
+    command.extend(args.iter().map(|a| a.to_string()));
+    AdapterConfig {
+        command,
+        case_timeout: Duration::from_millis(1500),
+        handshake_timeout: Duration::from_secs(10),
+        max_failed_starts: 3,
+    }
+}
+
+/// Runs `f` on a thread and fails the test if it takes longer than the watchdog.
+fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(WATCHDOG)
+        .expect("the runner hung (watchdog expired)")
+}
+
+/// Runs the numel cases through `misbehave.py MODE N`, misbehaving once across restarts.
+fn run_once(mode: &str, n: usize) -> SuiteResult {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("misbehaved").display().to_string();
+    run(&[mode, &n.to_string(), &state])
+}
+
+fn run(args: &[&str]) -> SuiteResult {
+    let config = config(args);
+    within(move || {
+        let mut backend = SubprocessBackend::new(config);
+        let options = SuiteOptions {
+            levels: Level::ALL.into_iter().collect(),
+            ..SuiteOptions::default()
+        };
+        run_suite(&mut backend, &cases(), &options, |_, _| {})
+    })
+}
+
+fn statuses(result: &SuiteResult) -> Vec<Status> {
+    result.entries.iter().map(|e| e.status).collect()
+}
+
+fn failure_of(result: &SuiteResult, i: usize) -> String {
+    match &result.entries[i].report.verdict {
+        Verdict::BackendFailure(f) => f.clone(),
+        other => panic!("case {i} should be a backend failure, is {other:?}"),
+    }
+}
+
+/// Passes everywhere except case `bad`, whose failure message contains `needle`.
+fn assert_only_case_fails(result: &SuiteResult, bad: usize, needle: &str) {
+    let mut want = vec![Status::Pass; 5];
+    want[bad] = Status::Fail;
+    assert_eq!(statuses(result), want, "{result:#?}");
+    let message = failure_of(result, bad);
+    assert!(
+        message.contains(needle),
+        "{message:?} should mention {needle:?}"
+    );
+}
+
+#[test]
+fn a_good_adapter_passes_every_case() {
+    let result = run(&["good"]);
+    assert_eq!(statuses(&result), vec![Status::Pass; 5]);
+    assert_eq!(result.backend, "misbehave-good");
+    let levels: Vec<Level> = result.levels.iter().copied().collect();
+    assert_eq!(levels, [Level::Shapes, Level::Values]);
+}
+
+#[test]
+fn a_crash_fails_its_case_with_the_exit_status_and_stderr() {
+    let result = run_once("crash", 2);
+    assert_only_case_fails(&result, 2, "exit status: 3");
+    assert!(failure_of(&result, 2).contains("boom: segmentation fault"));
+}
+
+#[test]
+fn a_hang_times_out_and_is_killed() {
+    let start = Instant::now();
+    let result = run_once("hang", 1);
+    assert_only_case_fails(&result, 1, "did not answer within 1500 ms and was killed");
+    assert!(start.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn a_hung_adapters_children_are_killed_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("misbehaved").display().to_string();
+    let result = run(&["fork-hang", "0", &state]);
+    let pid_file = dir.path().join("misbehaved.pid");
+    assert_eq!(result.entries[0].status, Status::Fail);
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let alive = Path::new("/proc").join(pid.trim()).join("stat");
+    // A killed child is gone, or at most a zombie awaiting its reaper.
+    let state = std::fs::read_to_string(&alive).unwrap_or_default();
+    let running = state
+        .rsplit(')')
+        .next()
+        .is_some_and(|rest| !rest.trim_start().starts_with('Z'));
+    assert!(
+        !running,
+        "the adapter's child {} survived: {state}",
+        pid.trim()
+    );
+}
+
+#[test]
+fn garbage_output_fails_its_case() {
+    let result = run_once("garbage", 3);
+    assert_only_case_fails(&result, 3, "not JSON");
+}
+
+#[test]
+fn non_utf8_output_fails_its_case() {
+    let result = run_once("binary", 0);
+    assert_only_case_fails(&result, 0, "not UTF-8");
+}
+
+#[test]
+fn a_wrong_id_fails_its_case() {
+    let result = run_once("wrong-id", 1);
+    assert_only_case_fails(&result, 1, r#"answered id "numel/1-not" to case "numel/1""#);
+}
+
+#[test]
+fn a_wrong_outcome_shape_fails_its_case() {
+    let result = run_once("bad-outcome", 4);
+    assert_only_case_fails(&result, 4, "does not fit the schema");
+}
+
+#[test]
+fn an_adapter_may_decline_a_case_as_a_failure() {
+    let result = run_once("failure", 0);
+    assert_only_case_fails(&result, 0, "numel of this case is beyond me");
+}
+
+#[test]
+fn exiting_early_fails_the_next_case_only() {
+    let result = run_once("exit-early", 2);
+    assert_only_case_fails(&result, 2, "exited (exit status: 0)");
+}
+
+#[test]
+fn a_flood_on_stderr_does_not_block_the_run() {
+    let result = run(&["stderr-flood"]);
+    assert_eq!(statuses(&result), vec![Status::Pass; 5]);
+}
+
+#[test]
+fn no_hello_is_a_start_error_and_fails_cases_without_waiting_forever() {
+    let mut config = config(&["no-hello"]);
+    config.handshake_timeout = Duration::from_millis(500);
+    let (result, error) = within(move || {
+        let mut backend = SubprocessBackend::new(config);
+        let error = backend.start_error().map(str::to_string);
+        let options = SuiteOptions {
+            levels: Level::ALL.into_iter().collect(),
+            ..SuiteOptions::default()
+        };
+        (
+            run_suite(&mut backend, &cases(), &options, |_, _| {}),
+            error,
+        )
+    });
+    let error = error.expect("a start error");
+    assert!(error.contains("sent no hello within 500 ms"), "{error}");
+    assert_eq!(statuses(&result), vec![Status::Fail; 5]);
+    // One start at construction and two more: then the runner stops retrying.
+    assert!(failure_of(&result, 1).contains("sent no hello"));
+    assert!(failure_of(&result, 2).contains("not retried after 3 failed starts"));
+    assert!(failure_of(&result, 4).contains("not retried after 3 failed starts"));
+}
+
+#[test]
+fn bad_hellos_are_start_errors_that_say_why() {
+    for (mode, needle) in [
+        ("bad-hello", "not a hello"),
+        ("exit-before-hello", "exit status: 4"),
+        ("old-protocol", "speaks protocol 0"),
+    ] {
+        let config = config(&[mode]);
+        let error = within(move || {
+            SubprocessBackend::new(config)
+                .start_error()
+                .map(str::to_string)
+        });
+        let error = error.unwrap_or_else(|| panic!("{mode}: no start error"));
+        assert!(error.contains(needle), "{mode}: {error}");
+    }
+    let config = config(&["exit-before-hello"]);
+    let error = within(move || {
+        SubprocessBackend::new(config)
+            .start_error()
+            .map(str::to_string)
+    });
+    assert!(error.unwrap().contains("cannot import the library"));
+}
+
+#[test]
+fn a_restart_that_never_says_hello_fails_the_later_cases() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("started");
+    let arg = state.display().to_string();
+    let mut config = config(&["hang-on-restart", "1", &arg]);
+    config.handshake_timeout = Duration::from_millis(400);
+    let result = within(move || {
+        let mut backend = SubprocessBackend::new(config);
+        let options = SuiteOptions {
+            levels: Level::ALL.into_iter().collect(),
+            ..SuiteOptions::default()
+        };
+        run_suite(&mut backend, &cases(), &options, |_, _| {})
+    });
+    assert_eq!(
+        statuses(&result),
+        [
+            Status::Pass,
+            Status::Fail,
+            Status::Fail,
+            Status::Fail,
+            Status::Fail
+        ]
+    );
+    assert!(failure_of(&result, 1).contains("exit status: 3"));
+    for i in 2..5 {
+        assert!(failure_of(&result, i).contains("sent no hello within 400 ms"));
+    }
+}
+
+#[test]
+fn a_missing_program_is_a_start_error() {
+    let config = AdapterConfig::from_command_line("/no/such/adapter --flag").unwrap();
+    let backend = SubprocessBackend::new(config);
+    assert!(backend.start_error().unwrap().contains("cannot start"));
+    assert_eq!(backend.name(), "/no/such/adapter --flag");
+}
