@@ -12,7 +12,10 @@
 //! ```
 
 mod builder;
+mod einsum;
 mod layouts;
+mod matmul;
+mod reduce;
 mod registry;
 mod shapes;
 

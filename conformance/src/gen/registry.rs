@@ -30,6 +30,21 @@ pub fn families() -> &'static [Family] {
         name: "expand",
         about: "expand, expand_as and broadcast_to on random layouts, including -1 and bad sizes",
         generate: expand_case,
+    },
+    Family {
+        name: "reduce",
+        about: "sum, mean, amax, amin, var, std: dims as int/list/tuple/None, keepdim, dtype=, correction",
+        generate: super::reduce::reduce_case,
+    },
+    Family {
+        name: "matmul",
+        about: "matmul (and mm, bmm, mv, dot): 1-d promotion, batch broadcasting, folding, zero-size dims, bad sizes and dtypes",
+        generate: super::matmul::matmul_case,
+    },
+    Family {
+        name: "einsum",
+        about: "einsum: shared, repeated and summed subscripts, ellipsis broadcasting, implicit output, bad equations",
+        generate: super::einsum::einsum_case,
     }]
 }
 
