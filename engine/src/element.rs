@@ -78,7 +78,9 @@ impl Element for i64 {
     fn from_f64(v: f64) -> Self {
         // x86's truncating conversion, which torch's `static_cast` compiles to: NaN and values
         // out of range become `i64::MIN` (Rust's `as` would saturate).
-        if v.is_nan() || !(-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&v) {
+        // 2^63 is exact as a float; the valid range is [-2^63, 2^63).
+        const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+        if v.is_nan() || !(-LIMIT..LIMIT).contains(&v) {
             i64::MIN
         } else {
             v as i64

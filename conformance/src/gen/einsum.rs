@@ -4,7 +4,7 @@
 //! operand count, rank or size, a stray character, a bad output subscript). Operands come as
 //! varargs, as one list, or in the sublist format. A few cases replay the documents' examples.
 
-use super::reduce::float_tolerance;
+use super::tolerance::float_tolerance;
 use super::{CaseBuilder, GenResult};
 use crate::case::{Arg, Case};
 use arbitrary::Unstructured;
@@ -61,7 +61,9 @@ fn draft(u: &mut Unstructured) -> GenResult<Draft> {
     let size_of = |c: u8| sizes[pool.iter().position(|&p| p == c).unwrap_or(0)];
     let num_ops = *u.choose(&[1, 1, 2, 2, 2, 3])?;
     let ellipsis: Vec<usize> = if u.ratio(1, 4)? {
-        (0..u.int_in_range(0..=2)?).map(|_| size(u)).collect::<GenResult<_>>()?
+        (0..u.int_in_range(0..=2)?)
+            .map(|_| size(u))
+            .collect::<GenResult<_>>()?
     } else {
         Vec::new()
     };
@@ -78,9 +80,18 @@ fn draft(u: &mut Unstructured) -> GenResult<Draft> {
             subs.insert(at, Sub::Ellipsis);
         }
         let mut shape = Vec::new();
+        // A label squeezed to 1 (to broadcast) is squeezed at each of its places in the operand.
+        let mut squeezed: Vec<u8> = Vec::new();
+        for s in &subs {
+            if let Sub::Label(c) = *s {
+                if !squeezed.contains(&c) && u.ratio(1, 10)? {
+                    squeezed.push(c);
+                }
+            }
+        }
         for s in &subs {
             match *s {
-                Sub::Label(c) => shape.push(if u.ratio(1, 10)? { 1 } else { size_of(c) }),
+                Sub::Label(c) => shape.push(if squeezed.contains(&c) { 1 } else { size_of(c) }),
                 Sub::Ellipsis => {
                     let covered = u.int_in_range(0..=ellipsis.len())?;
                     for &e in &ellipsis[ellipsis.len() - covered..] {
@@ -140,6 +151,8 @@ fn break_draft(u: &mut Unstructured, d: &mut Draft) -> GenResult<&'static str> {
             "rank-mismatch"
         }
         3 if !d.shapes[op].is_empty() => {
+            // Bumps one dim: a label that no longer broadcasts, a repeated label over dims of
+            // different sizes, or an ellipsis dim that no longer broadcasts.
             let k = u.choose_index(d.shapes[op].len())?;
             d.shapes[op][k] += 2;
             "size-mismatch"
@@ -204,7 +217,12 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
         dtypes.push(dt);
         names.push(b.view(u, dt, shape, true)?);
     }
-    let mut equation = d.inputs.iter().map(|s| write_subs(s)).collect::<Vec<_>>().join(",");
+    let mut equation = d
+        .inputs
+        .iter()
+        .map(|s| write_subs(s))
+        .collect::<Vec<_>>()
+        .join(",");
     if let Some(out) = &d.output {
         equation.push_str("->");
         equation.push_str(&write_subs(out));

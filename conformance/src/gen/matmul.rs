@@ -3,7 +3,7 @@
 //! layouts (which decide whether torch folds the batch into `mm`), zero-size dims, mismatched
 //! inner or batch sizes and mismatched dtypes. A few cases replay the documents' examples.
 
-use super::reduce::float_tolerance;
+use super::tolerance::float_tolerance;
 use super::{CaseBuilder, GenResult, ViewKind, ViewSpec};
 use crate::case::{Arg, Case};
 use arbitrary::Unstructured;
@@ -33,7 +33,11 @@ fn product_dtype(u: &mut Unstructured) -> GenResult<DType> {
 
 /// Two batch shapes that broadcast (or, rarely, do not): suffixes of one shape with some dims
 /// set to 1.
-fn batch_shapes(u: &mut Unstructured, len1: usize, len2: usize) -> GenResult<(Vec<usize>, Vec<usize>)> {
+fn batch_shapes(
+    u: &mut Unstructured,
+    len1: usize,
+    len2: usize,
+) -> GenResult<(Vec<usize>, Vec<usize>)> {
     let full: Vec<usize> = (0..len1.max(len2))
         .map(|_| size(u))
         .collect::<GenResult<_>>()?;
@@ -64,7 +68,7 @@ pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
         3 => ("dot", (1, 1)),
         _ => {
             let rank = |u: &mut Unstructured| -> GenResult<usize> {
-                Ok(*u.choose(&[0, 1, 1, 2, 2, 2, 3, 3, 3, 4])?)
+                Ok(*u.choose(&[0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4])?)
             };
             ("matmul", (rank(u)?, rank(u)?))
         }
@@ -90,7 +94,11 @@ pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
         _ => [&batch2[..], &[k2, p]].concat(),
     };
     let d1 = product_dtype(u)?;
-    let d2 = if u.ratio(1, 6)? { product_dtype(u)? } else { d1 };
+    let d2 = if u.ratio(1, 6)? {
+        product_dtype(u)?
+    } else {
+        d1
+    };
     let t1 = b.view(u, d1, &shape1, true)?;
     let t2 = b.view(u, d2, &shape2, true)?;
     float_tolerance(&mut b, &[d1, d2]);

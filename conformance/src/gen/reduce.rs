@@ -4,6 +4,7 @@
 //! `correction`) and deliberately bad dims (out of range, repeated). A few cases replay the
 //! `keepdim` examples of the seed documents, one call per case.
 
+use super::tolerance::float_tolerance;
 use super::{random_shape, CaseBuilder, GenResult, ShapeLimits, ViewKind, ViewSpec};
 use crate::case::{Arg, Case, Num};
 use arbitrary::Unstructured;
@@ -11,16 +12,6 @@ use bcast_engine::layout::contiguous_strides;
 use bcast_engine::DType;
 
 const OPS: [&str; 6] = ["sum", "mean", "amax", "amin", "var", "std"];
-
-/// Value tolerances for a case whose result may be floating: summation order may change the
-/// last bits, nothing more.
-pub(super) fn float_tolerance(b: &mut CaseBuilder, dtypes: &[DType]) {
-    if dtypes.contains(&DType::Float32) {
-        b.tolerance(1e-5, 1e-5);
-    } else if dtypes.contains(&DType::Float64) {
-        b.tolerance(1e-12, 1e-12);
-    }
-}
 
 /// A dtype, floating more often when `floating` (ops that reject other dtypes).
 fn pick_dtype(u: &mut Unstructured, floating: bool) -> GenResult<DType> {

@@ -7,7 +7,9 @@ use crate::layout::contiguous_strides;
 use crate::reduce::strided_positions;
 use crate::shape::infer_size;
 use crate::views::infer_dense_strides;
-use crate::{alloc, dispatch_dtype, kernels, Category, DType, Element, Error, Layout, Result, Scalar, Tensor};
+use crate::{
+    alloc, dispatch_dtype, kernels, Category, DType, Element, Error, Layout, Result, Scalar, Tensor,
+};
 
 /// The strides of the dims of `layout` broadcast to `shape` (0 for a stretched or missing dim).
 fn broadcast_strides(layout: &Layout, shape: &[usize]) -> Vec<usize> {
@@ -23,9 +25,8 @@ fn broadcast_strides(layout: &Layout, shape: &[usize]) -> Vec<usize> {
 /// Channels-last strides for a 4-d shape, as torch allocates them.
 fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
     let c = shape[1].max(1);
-    let w = shape[3].max(1);
-    let h = shape[2].max(1);
-    vec![c * w * h, 1, c * w, c]
+    let cw = c.saturating_mul(shape[3].max(1));
+    vec![cw.saturating_mul(shape[2].max(1)), 1, cw, c]
 }
 
 /// The strides TensorIterator gives the new output of an element-wise op whose inputs have

@@ -1,7 +1,7 @@
 //! The one multiply-accumulate loop behind every product: `out[b, i, j] = sum_k a[b, i, k] *
 //! b[b, k, j]` over 3-d strided views, into a new contiguous tensor.
 
-use crate::reduce::{strided_positions, typed_slice};
+use crate::reduce::{check_work, strided_positions, typed_slice};
 use crate::{dispatch_dtype, Element, Error, Result, Tensor};
 
 /// How products accumulate: in the element type, in `k` order (so `f32` products overflow as
@@ -73,7 +73,8 @@ impl ProductElement for f64 {
 /// ```
 ///
 /// # Errors
-/// When the operands are not 3-d with matching batch and inner sizes, or differ in dtype.
+/// When the operands are not 3-d with matching batch and inner sizes, or differ in dtype, or
+/// the product needs more than [`crate::reduce::MAX_WORK`] multiply-adds.
 pub fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 3 || sb.len() != 3 || sa[0] != sb[0] || sa[2] != sb[1] || a.dtype() != b.dtype()
@@ -86,6 +87,8 @@ pub fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             b.dtype()
         )));
     }
+    let (batch, n, k, p) = (sa[0] as u128, sa[1] as u128, sa[2] as u128, sb[2] as u128);
+    check_work(batch * n * k.max(1) * p)?;
     dispatch_dtype!(a.dtype(), T => product_typed::<T>(a, b))
 }
 

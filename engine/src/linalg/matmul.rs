@@ -84,7 +84,7 @@ fn folded(tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
     };
     let sizes1 = t1.shape();
     let mut output_shape = as_i64(&sizes1[..sizes1.len() - 1]);
-    let folded_dim1: i64 = output_shape.iter().product();
+    let folded_dim1 = output_shape.iter().fold(1i64, |n, &s| n.wrapping_mul(s));
     let t1_folded = t1.reshape(&[folded_dim1, sizes1[sizes1.len() - 1] as i64])?;
     if t2.ndim() == 2 {
         output_shape.push(t2.shape()[1] as i64);
@@ -112,7 +112,8 @@ fn batched(tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
     let batch2 = &s2[..dim2.saturating_sub(2)];
 
     let mut output_shape = as_i64(&infer_size(batch1, batch2)?);
-    let batch_product: i64 = output_shape.iter().product();
+    // Wrapping like torch's `multiply_integers`; an overflow surfaces in `expand`.
+    let batch_product = output_shape.iter().fold(1i64, |n, &s| n.wrapping_mul(s));
 
     let mut expand1 = output_shape.clone();
     expand1.extend([n, m1]);

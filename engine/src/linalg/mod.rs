@@ -23,8 +23,8 @@ mod products;
 
 pub use broadcast_mul::{broadcast_mul, elementwise_output_strides};
 pub use diagonal::{diagonal, movedim};
-pub use einsum::{einsum, einsum_sublist_equation};
 pub use einsum::parse as einsum_parse;
+pub use einsum::{einsum, einsum_sublist_equation};
 pub use kernel::batched_product;
 pub use matmul::matmul;
 pub use products::{bmm, dot, mm, mv};

@@ -3,7 +3,9 @@
 //! inner size is 0; that is why some dtype errors vanish for zero-size operands.
 
 use super::kernel::batched_product;
-use crate::{DType, Error, Result, Tensor};
+use crate::reduce::check_work;
+use crate::shape::signed_sizes;
+use crate::{alloc, DType, Error, Result, Tensor};
 
 /// The C++ type name torch prints in `mm`'s dtype message (`caffe2::TypeMeta`).
 fn cpp_type_name(dtype: DType) -> &'static str {
@@ -25,21 +27,26 @@ fn reject_bool(kernel: &str, dtype: DType) -> Result<()> {
     Ok(())
 }
 
-/// The product of `a` (`B, n, k`) and `b` (`B, k, p`) into a new `(B, n, p)` tensor of
-/// `dtype`: zeros when empty or `k == 0`, else the kernel after `dispatch` has checked the
-/// dtypes (`dispatch` is torch's kernel dispatch, which only runs for a non-trivial product).
+/// The product of `a` (`B, n, k`) and `b` (`B, k, p`) as a new tensor of `dtype` and
+/// `result_shape` (the same elements as `(B, n, p)`): allocated first (so a negative size
+/// fails as torch's allocation does), zeros when empty or `k == 0`, else the kernel after
+/// `dispatch` has checked the dtypes (`dispatch` is torch's kernel dispatch, which only runs
+/// for a non-trivial product).
 fn product_3d(
     a: &Tensor,
     b: &Tensor,
     dtype: DType,
+    result_shape: &[usize],
     dispatch: impl FnOnce() -> Result<()>,
 ) -> Result<Tensor> {
+    let out = alloc::empty(&signed_sizes(result_shape), dtype)?;
     let (batch, n, k, p) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
-    if batch * n * p == 0 || k == 0 {
-        return Tensor::zeros(&[batch, n, p], dtype);
+    if out.numel() == 0 || k == 0 {
+        return Ok(out);
     }
     dispatch()?;
-    batched_product(a, b)
+    check_work(batch as u128 * n as u128 * k as u128 * p as u128)?;
+    batched_product(a, b)?.view(&signed_sizes(result_shape))
 }
 
 /// `torch.dot(a, b)`: the inner product of two vectors, a 0-d tensor.
@@ -69,16 +76,16 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             b.dtype().scalar_type_name()
         )));
     }
-    let (n, m) = (a.shape()[0], b.shape()[0]);
+    let (n, m) = (a.shape()[0] as i64, b.shape()[0] as i64);
     if n != m {
         return Err(Error::runtime(format!(
             "inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of elements, but got {n} and {m} elements respectively"
         )));
     }
     reject_bool("dot", a.dtype())?;
-    let row = a.view(&[1, 1, n as i64])?;
-    let col = b.view(&[1, n as i64, 1])?;
-    product_3d(&row, &col, a.dtype(), || Ok(()))?.view(&[])
+    let row = a.unsqueeze(0)?.unsqueeze(0)?;
+    let col = b.unsqueeze(0)?.unsqueeze(2)?;
+    product_3d(&row, &col, a.dtype(), &[], || Ok(()))
 }
 
 /// `torch.mv(mat, vec)`: a matrix times a vector. The result has `vec`'s dtype.
@@ -94,7 +101,11 @@ pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
             vec.ndim()
         )));
     }
-    let (rows, cols, len) = (mat.shape()[0], mat.shape()[1], vec.shape()[0]);
+    let (rows, cols, len) = (
+        mat.shape()[0] as i64,
+        mat.shape()[1] as i64,
+        vec.shape()[0] as i64,
+    );
     if cols != len {
         return Err(Error::runtime(format!(
             "size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({len})"
@@ -108,9 +119,10 @@ pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
         )));
     }
     let a = mat.unsqueeze(0)?;
-    let b = vec.view(&[1, len as i64, 1])?;
-    let out = product_3d(&a, &b, vec.dtype(), || reject_bool("addmv_impl_cpu", mat.dtype()))?;
-    out.view(&[rows as i64])
+    let b = vec.unsqueeze(0)?.unsqueeze(2)?;
+    product_3d(&a, &b, vec.dtype(), &mat.shape()[..1], || {
+        reject_bool("addmv_impl_cpu", mat.dtype())
+    })
 }
 
 /// `torch.mm(a, b)`: a matrix product, with `a`'s dtype.
@@ -125,7 +137,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if b.ndim() != 2 {
         return Err(Error::runtime("mat2 must be a matrix"));
     }
-    let (sa, sb) = (a.shape(), b.shape());
+    let (sa, sb) = (signed_sizes(a.shape()), signed_sizes(b.shape()));
     if sa[1] != sb[0] {
         return Err(Error::runtime(format!(
             "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
@@ -139,10 +151,14 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             cpp_type_name(b.dtype())
         )));
     }
-    let out = product_3d(&a.unsqueeze(0)?, &b.unsqueeze(0)?, a.dtype(), || {
-        reject_bool("addmm_impl_cpu_", a.dtype())
-    })?;
-    out.view(&[sa[0] as i64, sb[1] as i64])
+    let shape = [a.shape()[0], b.shape()[1]];
+    product_3d(
+        &a.unsqueeze(0)?,
+        &b.unsqueeze(0)?,
+        a.dtype(),
+        &shape,
+        || reject_bool("addmm_impl_cpu_", a.dtype()),
+    )
 }
 
 /// `torch.bmm(a, b)`: a batch of matrix products. The result takes `b`'s dtype, and the dtypes
@@ -159,14 +175,16 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if b.ndim() != 3 {
         return Err(Error::runtime("batch2 must be a 3D tensor"));
     }
-    let (sa, sb) = (a.shape(), b.shape());
+    let (sa, sb) = (signed_sizes(a.shape()), signed_sizes(b.shape()));
     if sb[0] != sa[0] || sb[1] != sa[2] {
         return Err(Error::runtime(format!(
             "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
             sa[0], sa[2], sb[0], sb[1]
         )));
     }
-    product_3d(a, b, b.dtype(), || {
+    let shape = [a.shape()[0], a.shape()[1], b.shape()[2]];
+    crate::shape::numel_of(&shape)?;
+    product_3d(a, b, b.dtype(), &shape, || {
         reject_bool("bmm", a.dtype())?;
         if a.dtype() != b.dtype() {
             return Err(Error::runtime(format!(

@@ -2,6 +2,7 @@
 
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
 use crate::shape::wrap_dim;
+use crate::shape::{nonnegative_sizes, signed_sizes};
 use crate::{dispatch_dtype, Element, Error, Result, Tensor};
 
 /// Picking the larger or smaller of two elements, with NaN propagating.
@@ -88,8 +89,9 @@ fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
         }
     }
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
-    let plan = ReducePlan::new(x.layout(), &mask);
     let shape = reduced_shape(x.shape(), &mask, keepdim);
+    nonnegative_sizes(&signed_sizes(&shape))?;
+    let plan = ReducePlan::new(x.layout(), &mask)?;
     dispatch_dtype!(x.dtype(), T => {
         let values = plan.map_groups::<T, T>(x, |data, mut group| {
             // Groups are never empty here: a size-0 reduced dim was rejected above.

@@ -22,6 +22,6 @@ mod sum;
 pub use dims::{reduced_shape, reduction_mask, DimCheck};
 pub use extrema::{amax, amin};
 pub use moments::{std, var};
-pub use plan::{Group, ReducePlan};
-pub(crate) use plan::{strided_positions, typed_slice};
+pub(crate) use plan::{check_work, strided_positions, typed_slice};
+pub use plan::{Group, ReducePlan, MAX_WORK};
 pub use sum::{mean, sum};

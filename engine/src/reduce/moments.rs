@@ -9,6 +9,7 @@
 //! elements gives NaN everywhere.
 
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use crate::shape::numel_of;
 use crate::{DType, Error, Result, Tensor};
 
 /// `torch.var(x, dim, correction=correction, keepdim=keepdim)`; `unbiased=True` is
@@ -63,8 +64,9 @@ fn moment(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool, root: bool) 
         ));
     }
     let mask = reduction_mask(dims, x.ndim(), DimCheck::OneByOne)?;
-    let plan = ReducePlan::new(x.layout(), &mask);
     let shape = reduced_shape(x.shape(), &mask, keepdim);
+    numel_of(&shape)?;
+    let plan = ReducePlan::new(x.layout(), &mask)?;
     let divisor = (plan.group_len() as f64 - correction).max(0.0);
     let finish = |m2: f64| {
         let v = m2 / divisor;
@@ -81,12 +83,20 @@ fn moment(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool, root: bool) 
     } else if single {
         plan.map_groups::<f32, f64>(x, |data, group| {
             let values = group.map(|p| data[p] as f64);
-            finish(if whole { two_pass(values, true) } else { welford(values) })
+            finish(if whole {
+                two_pass(values, true)
+            } else {
+                welford(values)
+            })
         })?
     } else {
         plan.map_groups::<f64, f64>(x, |data, group| {
             let values = group.map(|p| data[p]);
-            finish(if whole { two_pass(values, false) } else { welford(values) })
+            finish(if whole {
+                two_pass(values, false)
+            } else {
+                welford(values)
+            })
         })?
     };
     if single {
@@ -104,7 +114,9 @@ fn welford(values: impl Iterator<Item = f64>) -> f64 {
 /// The sum of squared deviations from the mean taken first, in `float32` when `single` (the
 /// sum rounded to `float32`, then divided by the count in `float32`).
 fn two_pass(values: impl Iterator<Item = f64> + Clone, single: bool) -> f64 {
-    let (total, n) = values.clone().fold((0.0f64, 0usize), |(s, n), v| (s + v, n + 1));
+    let (total, n) = values
+        .clone()
+        .fold((0.0f64, 0usize), |(s, n), v| (s + v, n + 1));
     let mean = if single {
         (total as f32 / n as f32) as f64
     } else {

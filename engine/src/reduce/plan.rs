@@ -2,14 +2,30 @@
 //! (the group's first element) plus the offsets of the group's elements relative to it. With
 //! strided layouts the offsets are the same for every group, so a reduction is two loops.
 
+use crate::shape::numel_of;
 use crate::{Buffer, Element, Error, Layout, Result, Tensor};
+
+/// The most element reads (or multiply-adds) the reference engine does in one call. Torch
+/// would grind through more (an expanded view can be huge); the engine refuses instead of
+/// hanging.
+pub const MAX_WORK: u128 = 1 << 28;
+
+/// Fails when a call needs more than [`MAX_WORK`] element operations.
+pub(crate) fn check_work(operations: u128) -> Result<()> {
+    if operations > MAX_WORK {
+        return Err(Error::runtime(format!(
+            "the reference engine computes at most {MAX_WORK} element operations in one call; this one needs {operations}"
+        )));
+    }
+    Ok(())
+}
 
 /// The storage positions a reduction reads, group by group.
 ///
 /// ```
 /// use bcast_engine::{reduce::ReducePlan, Layout};
 /// let transposed = Layout::new(vec![3, 2], vec![1, 3], 0).unwrap();
-/// let plan = ReducePlan::new(&transposed, &[false, true]);
+/// let plan = ReducePlan::new(&transposed, &[false, true]).unwrap();
 /// assert_eq!(plan.bases, vec![0, 1, 2]);
 /// assert_eq!(plan.offsets, vec![0, 3]);
 /// assert_eq!(plan.group(2).collect::<Vec<_>>(), vec![2, 5]);
@@ -43,7 +59,11 @@ impl ExactSizeIterator for Group<'_> {}
 
 impl ReducePlan {
     /// The plan for reducing the dims of `layout` marked in `mask` (one entry per dim).
-    pub fn new(layout: &Layout, mask: &[bool]) -> ReducePlan {
+    ///
+    /// # Errors
+    /// When the kept or the reduced dims hold a negative size (torch's sizes are signed; a view
+    /// can have one beside a 0), or the reduction reads more than [`MAX_WORK`] elements.
+    pub fn new(layout: &Layout, mask: &[bool]) -> Result<ReducePlan> {
         let pick = |reduced: bool| -> (Vec<usize>, Vec<usize>) {
             layout
                 .shape()
@@ -56,10 +76,22 @@ impl ReducePlan {
         };
         let (kept_shape, kept_strides) = pick(false);
         let (reduced_shape, reduced_strides) = pick(true);
-        ReducePlan {
+        let groups = numel_of(&kept_shape)?;
+        // No group, nothing to read: the reduced dims are never walked.
+        let group_len = if groups == 0 {
+            0
+        } else {
+            numel_of(&reduced_shape)?
+        };
+        check_work(groups as u128 * group_len as u128)?;
+        Ok(ReducePlan {
             bases: strided_positions(&kept_shape, &kept_strides, layout.offset()),
-            offsets: strided_positions(&reduced_shape, &reduced_strides, 0),
-        }
+            offsets: if groups == 0 {
+                Vec::new()
+            } else {
+                strided_positions(&reduced_shape, &reduced_strides, 0)
+            },
+        })
     }
 
     /// The number of elements in each group.
@@ -68,6 +100,9 @@ impl ReducePlan {
     }
 
     /// The storage positions of group `g` (the `g`-th result element).
+    ///
+    /// # Panics
+    /// When `g` is not below `bases.len()`.
     pub fn group(&self, g: usize) -> Group<'_> {
         Group {
             base: self.bases[g],
@@ -105,10 +140,11 @@ pub(crate) fn typed_slice<T: Element>(buffer: &Buffer) -> Result<&[T]> {
 }
 
 /// The storage position of every element of a strided view, in row-major order, walked with an
-/// odometer (the obvious unravel-per-element version is `index_map::storage_indices`).
+/// odometer (the obvious unravel-per-element version is `index_map::storage_indices`). The
+/// caller has checked that the shape's numel is small (see [`check_work`]).
 pub(crate) fn strided_positions(shape: &[usize], strides: &[usize], offset: usize) -> Vec<usize> {
-    let numel: usize = shape.iter().product();
-    let mut out = Vec::with_capacity(numel);
+    let numel = shape.iter().fold(1usize, |n, &s| n.saturating_mul(s));
+    let mut out = Vec::with_capacity(numel.min(MAX_WORK as usize));
     if numel == 0 {
         return out;
     }

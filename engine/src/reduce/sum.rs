@@ -2,6 +2,7 @@
 //! before summing; `mean` only takes floating dtypes.
 
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use crate::shape::{nonnegative_sizes, signed_sizes};
 use crate::{dispatch_dtype, DType, Element, Error, Result, Tensor};
 
 /// How a sum accumulates in the dtype of its result: floats in `f64` (rounded once at the
@@ -84,8 +85,9 @@ pub fn sum_dtype(input: DType) -> DType {
 pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
     let out = dtype.unwrap_or_else(|| sum_dtype(x.dtype()));
-    let plan = ReducePlan::new(x.layout(), &mask);
     let shape = reduced_shape(x.shape(), &mask, keepdim);
+    nonnegative_sizes(&signed_sizes(&shape))?;
+    let plan = ReducePlan::new(x.layout(), &mask)?;
     dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
         let values = plan.map_groups::<T, U>(x, |data, group| {
             U::finish(group.fold(U::ZERO, |acc, p| U::add(acc, data[p].cast::<U>())))
@@ -121,8 +123,9 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         )));
     }
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
-    let plan = ReducePlan::new(x.layout(), &mask);
     let shape = reduced_shape(x.shape(), &mask, keepdim);
+    nonnegative_sizes(&signed_sizes(&shape))?;
+    let plan = ReducePlan::new(x.layout(), &mask)?;
     let count = plan.group_len() as f64;
     dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
         let values = plan.map_groups::<T, U>(x, |data, group| {

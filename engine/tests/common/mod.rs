@@ -70,9 +70,14 @@ pub fn build(shape: &[usize], dtype: DType, r: &ViewRecipe) -> Tensor {
     Tensor::from_storage(&storage, layout).unwrap()
 }
 
-/// A random shape of `ndim` dims with sizes in `sizes`.
-pub fn shape(ndim: usize, sizes: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(sizes, ndim)
+/// A dim size in `1..=max`, or now and then 0.
+pub fn size(max: usize) -> impl Strategy<Value = usize> {
+    prop_oneof![9 => 1..=max, 1 => Just(0)]
+}
+
+/// A random shape of `ndim` dims with sizes from [`size`].
+pub fn shape(ndim: usize, max: usize) -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(size(max), ndim)
 }
 
 /// The element of `t` at multi-index `index`, read through the naive index map.

@@ -20,12 +20,10 @@ pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
         "einsum" if name.starts_with("torch.") => return Some(einsum(a).map(Value::Tensor)),
         _ => return None,
     };
-    Some(
-        (|| {
-            a.only_kwargs(&[])?;
-            Ok(Value::Tensor(binary(&a.tensor(0)?, &a.tensor(1)?)?))
-        })(),
-    )
+    Some((|| {
+        a.only_kwargs(&[])?;
+        Ok(Value::Tensor(binary(&a.tensor(0)?, &a.tensor(1)?)?))
+    })())
 }
 
 /// `torch.einsum(*args)`: the Python wrapper's argument handling, then the engine's einsum.
@@ -56,7 +54,11 @@ fn einsum_args(a: &Args, args: &[&Arg]) -> Result<Tensor, CallError> {
             None
         };
         let equation = linalg::einsum_sublist_equation(&inputs, output.as_deref())?;
-        let end = if has_output { args.len() - 1 } else { args.len() };
+        let end = if has_output {
+            args.len() - 1
+        } else {
+            args.len()
+        };
         let operands = args[..end]
             .iter()
             .step_by(2)

@@ -4,7 +4,7 @@
 
 use super::{Args, CallError, Value};
 use crate::case::Arg;
-use bcast_engine::{reduce, Scalar, Tensor};
+use bcast_engine::{reduce, Tensor};
 
 /// Runs `name` if it is a reduction; `None` when it is not.
 pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
@@ -66,7 +66,7 @@ fn moment(op: &str, a: &Args) -> Result<Tensor, CallError> {
     let correction = match (a.kwarg("correction"), unbiased) {
         (Some(c), _) => a.as_scalar(c)?.to_f64(),
         (None, Some(false)) => 0.0,
-        (None, _) => Scalar::Int(1).to_f64(),
+        (None, _) => 1.0,
     };
     Ok(match op {
         "var" => reduce::var(&x, &dims, correction, keepdim),

@@ -32,7 +32,9 @@ use std::collections::VecDeque;
 /// different sizes; then the errors of the products it runs (`bmm` dtypes, for example).
 pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     if operands.is_empty() {
-        return Err(Error::runtime("einsum(): must provide at least one operand"));
+        return Err(Error::runtime(
+            "einsum(): must provide at least one operand",
+        ));
     }
     let num_ops = operands.len();
     let (lhs, rhs) = match equation.find("->") {
@@ -55,7 +57,11 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         if has_ellipsis {
             ell_num_dim = ell_num_dim.max(ndim.saturating_sub(nlabels));
         }
-        let ok = if has_ellipsis { nlabels <= ndim } else { nlabels == ndim };
+        let ok = if has_ellipsis {
+            nlabels <= ndim
+        } else {
+            nlabels == ndim
+        };
         if !ok {
             let (relation, tail) = if has_ellipsis {
                 ("is more than", "")
@@ -129,9 +135,9 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
                         let size = op.shape()[dim];
                         if size != 1 {
                             if ell_sizes[j] != 1 && ell_sizes[j] != size {
+                                let (size, seen) = (size as i64, ell_sizes[j] as i64);
                                 return Err(Error::runtime(format!(
-                                    "einsum(): dimension {dim} covered by ellipsis in operand {i}has size {size} which does not broadcast with previously seen ellipsis with size {} for the respective dimension",
-                                    ell_sizes[j]
+                                    "einsum(): dimension {dim} covered by ellipsis in operand {i}has size {size} which does not broadcast with previously seen ellipsis with size {seen} for the respective dimension"
                                 )));
                             }
                             ell_sizes[j] = size;
@@ -149,9 +155,10 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
                             if size != 1 {
                                 if label_size[l] != 1 && label_size[l] != size {
                                     return Err(Error::runtime(format!(
-                                        "einsum(): subscript {} has size {size} for operand {i} which does not broadcast with previously seen size {}",
+                                        "einsum(): subscript {} has size {} for operand {i} which does not broadcast with previously seen size {}",
                                         label_char(l),
-                                        label_size[l]
+                                        size as i64,
+                                        label_size[l] as i64
                                     )));
                                 }
                                 label_size[l] = size;
@@ -161,14 +168,16 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
                             dim += 1;
                         }
                         Some(prev) => {
-                            let (size, prev_size) = (op.shape()[dim], op.shape()[prev]);
+                            let (size, prev_size) =
+                                (op.shape()[dim] as i64, op.shape()[prev] as i64);
                             if size != prev_size {
                                 return Err(Error::runtime(format!(
                                     "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {size} != {prev_size}",
                                     label_char(l)
                                 )));
                             }
-                            op = movedim(&diagonal(&op, prev as i64, dim as i64)?, -1, prev as i64)?;
+                            op =
+                                movedim(&diagonal(&op, prev as i64, dim as i64)?, -1, prev as i64)?;
                         }
                     }
                 }
@@ -196,21 +205,26 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         };
         let mut sum_dims = Vec::new();
         let (mut a_sum, mut b_sum) = (Vec::new(), Vec::new());
-        for d in out_num_dim..perm_index {
+        for (d, count) in dim_counts
+            .iter_mut()
+            .enumerate()
+            .take(perm_index)
+            .skip(out_num_dim)
+        {
             let (sa, sb) = (a.shape()[d] != 1, b.shape()[d] != 1);
             if sa && sb {
-                dim_counts[d] -= 1;
-                if dim_counts[d] == 1 {
+                *count -= 1;
+                if *count == 1 {
                     sum_dims.push(d);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 }
-            } else if dim_counts[d] == 1 {
+            } else if *count == 1 {
                 if sa {
                     a_sum.push(d as i64);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 } else if sb {
                     b_sum.push(d as i64);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 }
             }
         }
@@ -223,10 +237,15 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
         ops.push_front(pair::sumproduct_pair(&a, &b, &sum_dims)?);
     }
 
-    let result = ops.pop_front().ok_or_else(|| Error::runtime("einsum(): no result"))?;
+    let result = ops
+        .pop_front()
+        .ok_or_else(|| Error::runtime("einsum(): no result"))?;
     if perm_index > out_num_dim {
         if num_ops > 1 {
-            let sizes: Vec<i64> = result.shape()[..out_num_dim].iter().map(|&s| s as i64).collect();
+            let sizes: Vec<i64> = result.shape()[..out_num_dim]
+                .iter()
+                .map(|&s| s as i64)
+                .collect();
             return result.view(&sizes);
         }
         let dims: Vec<i64> = (out_num_dim..perm_index).map(|d| d as i64).collect();

@@ -28,7 +28,7 @@ pub(super) fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize])
         let sr = right.shape()[i] != 1;
         if sum_dims.contains(&i) {
             if sl && sr {
-                sum_size *= left.shape()[i] as i64;
+                sum_size = sum_size.wrapping_mul(left.shape()[i] as i64);
             } else if sl {
                 left = sum(&left, &[i as i64], true, None)?;
             } else if sr {
@@ -36,13 +36,13 @@ pub(super) fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize])
             }
         } else if sl && sr {
             lro.push(i);
-            lro_size *= left.shape()[i] as i64;
+            lro_size = lro_size.wrapping_mul(left.shape()[i] as i64);
         } else if sl {
             lo.push(i);
-            lo_size *= left.shape()[i] as i64;
+            lo_size = lo_size.wrapping_mul(left.shape()[i] as i64);
         } else {
             ro.push(i);
-            ro_size *= right.shape()[i] as i64;
+            ro_size = ro_size.wrapping_mul(right.shape()[i] as i64);
         }
     }
     if let (Some(&lo_first), Some(&ro_last)) = (lo.first(), ro.last()) {
