@@ -1,17 +1,17 @@
 //! `torch.einsum` as torch computes it: parse, take diagonals of repeated subscripts, align
 //! every operand to the dims "output, then contracted" (unsqueezing missing ones), then
-//! contract left to right with [`pair::sumproduct_pair`], summing a dim as soon as only one
-//! operand still has it. Results can be views of an input (a permutation, a diagonal) or
-//! permuted views of a `bmm` result, exactly as in torch.
+//! contract left to right, summing a dim as soon as only one operand still has it. Results can
+//! be views of an input (a permutation, a diagonal) or permuted views of a `bmm` result,
+//! exactly as in torch.
 
+mod align;
+mod contract;
 mod pair;
 pub mod parse;
 
-use super::diagonal::{diagonal, movedim};
-use crate::reduce::sum;
 use crate::{Error, Result, Tensor};
-use parse::{label_char, parse_inputs, parse_output, Subscript, TOTAL_LABELS};
-use std::collections::VecDeque;
+use align::{align_operands, Alignment};
+use parse::{label_char, parse_inputs, Subscript, TOTAL_LABELS};
 
 /// `torch.einsum(equation, *operands)`.
 ///
@@ -36,13 +36,23 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
             "einsum(): must provide at least one operand",
         ));
     }
-    let num_ops = operands.len();
     let (lhs, rhs) = match equation.find("->") {
         Some(p) => (&equation[..p], Some((&equation[p + 2..], p + 2))),
         None => (equation, None),
     };
-    let op_labels = parse_inputs(lhs, num_ops)?;
+    let op_labels = parse_inputs(lhs, operands.len())?;
+    let (label_count, ell_num_dim) = count_labels(&op_labels, operands)?;
+    let alignment = Alignment::new(&label_count, ell_num_dim, rhs)?;
+    let (ops, dim_counts) = align_operands(&op_labels, operands, &alignment)?;
+    contract::contract(ops, dim_counts, &alignment, operands.len())
+}
 
+/// How often each label occurs in the inputs, and the most dims an ellipsis covers; checks
+/// that every operand has as many dims as subscripts (at least as many, with an ellipsis).
+fn count_labels(
+    op_labels: &[Vec<Subscript>],
+    operands: &[Tensor],
+) -> Result<([usize; TOTAL_LABELS], usize)> {
     let mut label_count = [0usize; TOTAL_LABELS];
     let mut ell_num_dim = 0usize;
     for (i, (labels, op)) in op_labels.iter().zip(operands).enumerate() {
@@ -73,185 +83,7 @@ pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
             )));
         }
     }
-
-    // Where each label (and the ellipsis) goes in the aligned dims: output first, then the
-    // contracted ones.
-    let mut label_pos: [Option<usize>; TOTAL_LABELS] = [None; TOTAL_LABELS];
-    let mut perm_index = 0usize;
-    let mut ell_index = 0usize;
-    let mut ell_in_output = false;
-    match rhs {
-        None => {
-            perm_index = ell_num_dim;
-            ell_in_output = true;
-            for (l, &count) in label_count.iter().enumerate() {
-                if count == 1 {
-                    label_pos[l] = Some(perm_index);
-                    perm_index += 1;
-                }
-            }
-        }
-        Some((rhs, offset)) => {
-            for s in parse_output(rhs, offset, &label_count)? {
-                match s {
-                    Subscript::Ellipsis => {
-                        ell_index = perm_index;
-                        perm_index += ell_num_dim;
-                        ell_in_output = true;
-                    }
-                    Subscript::Label(l) => {
-                        label_pos[l] = Some(perm_index);
-                        perm_index += 1;
-                    }
-                }
-            }
-        }
-    }
-    let out_num_dim = perm_index;
-    if !ell_in_output {
-        ell_index = perm_index;
-        perm_index += ell_num_dim;
-    }
-    for (l, &count) in label_count.iter().enumerate() {
-        if count > 0 && label_pos[l].is_none() {
-            label_pos[l] = Some(perm_index);
-            perm_index += 1;
-        }
-    }
-
-    let mut label_size = [1usize; TOTAL_LABELS];
-    let mut ell_sizes = vec![1usize; ell_num_dim];
-    let mut dim_counts = vec![0usize; perm_index];
-    let mut ops: VecDeque<Tensor> = VecDeque::with_capacity(num_ops);
-    for (i, (labels, operand)) in op_labels.iter().zip(operands).enumerate() {
-        let mut op = operand.clone();
-        let mut permutation: Vec<Option<usize>> = vec![None; perm_index];
-        let mut dim = 0usize;
-        for s in labels {
-            match *s {
-                Subscript::Ellipsis => {
-                    let covered = operand.ndim() - (labels.len() - 1);
-                    for j in ell_num_dim - covered..ell_num_dim {
-                        let size = op.shape()[dim];
-                        if size != 1 {
-                            if ell_sizes[j] != 1 && ell_sizes[j] != size {
-                                let (size, seen) = (size as i64, ell_sizes[j] as i64);
-                                return Err(Error::runtime(format!(
-                                    "einsum(): dimension {dim} covered by ellipsis in operand {i}has size {size} which does not broadcast with previously seen ellipsis with size {seen} for the respective dimension"
-                                )));
-                            }
-                            ell_sizes[j] = size;
-                            dim_counts[ell_index + j] += 1;
-                        }
-                        permutation[ell_index + j] = Some(dim);
-                        dim += 1;
-                    }
-                }
-                Subscript::Label(l) => {
-                    let pos = label_pos[l].unwrap_or(0);
-                    match permutation[pos] {
-                        None => {
-                            let size = op.shape()[dim];
-                            if size != 1 {
-                                if label_size[l] != 1 && label_size[l] != size {
-                                    return Err(Error::runtime(format!(
-                                        "einsum(): subscript {} has size {} for operand {i} which does not broadcast with previously seen size {}",
-                                        label_char(l),
-                                        size as i64,
-                                        label_size[l] as i64
-                                    )));
-                                }
-                                label_size[l] = size;
-                                dim_counts[pos] += 1;
-                            }
-                            permutation[pos] = Some(dim);
-                            dim += 1;
-                        }
-                        Some(prev) => {
-                            let (size, prev_size) =
-                                (op.shape()[dim] as i64, op.shape()[prev] as i64);
-                            if size != prev_size {
-                                return Err(Error::runtime(format!(
-                                    "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {size} != {prev_size}",
-                                    label_char(l)
-                                )));
-                            }
-                            op =
-                                movedim(&diagonal(&op, prev as i64, dim as i64)?, -1, prev as i64)?;
-                        }
-                    }
-                }
-            }
-        }
-        let mut order = Vec::with_capacity(perm_index);
-        for slot in permutation.iter_mut() {
-            let d = match *slot {
-                Some(d) => d,
-                None => {
-                    op = op.unsqueeze(dim as i64)?;
-                    dim += 1;
-                    dim - 1
-                }
-            };
-            *slot = Some(d);
-            order.push(d as i64);
-        }
-        ops.push_back(op.permute(&order)?);
-    }
-
-    while ops.len() > 1 {
-        let (Some(mut a), Some(mut b)) = (ops.pop_front(), ops.pop_front()) else {
-            break;
-        };
-        let mut sum_dims = Vec::new();
-        let (mut a_sum, mut b_sum) = (Vec::new(), Vec::new());
-        for (d, count) in dim_counts
-            .iter_mut()
-            .enumerate()
-            .take(perm_index)
-            .skip(out_num_dim)
-        {
-            let (sa, sb) = (a.shape()[d] != 1, b.shape()[d] != 1);
-            if sa && sb {
-                *count -= 1;
-                if *count == 1 {
-                    sum_dims.push(d);
-                    *count = 0;
-                }
-            } else if *count == 1 {
-                if sa {
-                    a_sum.push(d as i64);
-                    *count = 0;
-                } else if sb {
-                    b_sum.push(d as i64);
-                    *count = 0;
-                }
-            }
-        }
-        if !a_sum.is_empty() {
-            a = sum(&a, &a_sum, true, None)?;
-        }
-        if !b_sum.is_empty() {
-            b = sum(&b, &b_sum, true, None)?;
-        }
-        ops.push_front(pair::sumproduct_pair(&a, &b, &sum_dims)?);
-    }
-
-    let result = ops
-        .pop_front()
-        .ok_or_else(|| Error::runtime("einsum(): no result"))?;
-    if perm_index > out_num_dim {
-        if num_ops > 1 {
-            let sizes: Vec<i64> = result.shape()[..out_num_dim]
-                .iter()
-                .map(|&s| s as i64)
-                .collect();
-            return result.view(&sizes);
-        }
-        let dims: Vec<i64> = (out_num_dim..perm_index).map(|d| d as i64).collect();
-        return sum(&result, &dims, false, None);
-    }
-    Ok(result)
+    Ok((label_count, ell_num_dim))
 }
 
 /// The equation the sublist format of `torch.einsum(op0, [0, 1], op1, [1, 2], [0, 2])` stands
