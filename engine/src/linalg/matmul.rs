@@ -3,12 +3,8 @@
 //! depends on the strides ("folding" into `mm`/`mv` happens only when it needs no copy).
 
 use super::products::{bmm, dot, mm, mv};
-use crate::shape::infer_size;
+use crate::shape::{infer_size, signed_sizes};
 use crate::{Error, Result, Tensor};
-
-fn as_i64(sizes: &[usize]) -> Vec<i64> {
-    sizes.iter().map(|&s| s as i64).collect()
-}
 
 /// `x.mT`: the last two dims swapped.
 fn mt(x: &Tensor) -> Result<Tensor> {
@@ -83,7 +79,7 @@ fn folded(tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
         (tensor1.clone(), tensor2.clone())
     };
     let sizes1 = t1.shape();
-    let mut output_shape = as_i64(&sizes1[..sizes1.len() - 1]);
+    let mut output_shape = signed_sizes(&sizes1[..sizes1.len() - 1]);
     let folded_dim1 = output_shape.iter().fold(1i64, |n, &s| n.wrapping_mul(s));
     let t1_folded = t1.reshape(&[folded_dim1, sizes1[sizes1.len() - 1] as i64])?;
     if t2.ndim() == 2 {
@@ -111,7 +107,7 @@ fn batched(tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
     let p = if dim2 > 1 { s2[dim2 - 1] } else { 1 } as i64;
     let batch2 = &s2[..dim2.saturating_sub(2)];
 
-    let mut output_shape = as_i64(&infer_size(batch1, batch2)?);
+    let mut output_shape = signed_sizes(&infer_size(batch1, batch2)?);
     // Wrapping like torch's `multiply_integers`; an overflow surfaces in `expand`.
     let batch_product = output_shape.iter().fold(1i64, |n, &s| n.wrapping_mul(s));
 

@@ -90,6 +90,16 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 /// `torch.mv(mat, vec)`: a matrix times a vector. The result has `vec`'s dtype.
 ///
+/// ```
+/// use bcast_engine::{linalg, Tensor};
+/// let m = Tensor::from_vec(vec![1i64, 2, 3, 4], &[2, 2]).unwrap();
+/// let v = Tensor::from_vec(vec![1i64, 1], &[2]).unwrap();
+/// assert_eq!(linalg::mv(&m, &v).unwrap().to_vec::<i64>().unwrap(), vec![3, 7]);
+/// let w = Tensor::from_vec(vec![1.0f32, 1.0], &[2]).unwrap();
+/// let err = linalg::mv(&m, &w).unwrap_err();
+/// assert_eq!(err.message(), "addmv input tensors must have the same dtype, but got Float, Long, and Float");
+/// ```
+///
 /// # Errors
 /// Not a matrix and a vector; mismatched sizes; different dtypes; `bool` unless the product is
 /// trivial.
@@ -126,6 +136,15 @@ pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
 }
 
 /// `torch.mm(a, b)`: a matrix product, with `a`'s dtype.
+///
+/// ```
+/// use bcast_engine::{linalg, Tensor};
+/// let a = Tensor::from_vec(vec![1i64, 2, 3, 4], &[2, 2]).unwrap();
+/// let b = Tensor::from_vec(vec![1.0f64; 4], &[2, 2]).unwrap();
+/// let err = linalg::mm(&a, &b).unwrap_err();
+/// assert_eq!(err.message(), "expected m1 and m2 to have the same dtype, but got: long int != double");
+/// assert_eq!(linalg::mm(&a, &a).unwrap().to_vec::<i64>().unwrap(), vec![7, 10, 15, 22]);
+/// ```
 ///
 /// # Errors
 /// Not two matrices; mismatched inner sizes (`mat1 and mat2 shapes cannot be multiplied`);
@@ -164,6 +183,16 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// `torch.bmm(a, b)`: a batch of matrix products. The result takes `b`'s dtype, and the dtypes
 /// are only compared when there is something to compute: a trivial product of mismatched
 /// dtypes succeeds.
+///
+/// ```
+/// use bcast_engine::{linalg, DType, Tensor};
+/// let a = Tensor::zeros(&[0, 2, 3], DType::Float32).unwrap();
+/// let b = Tensor::zeros(&[0, 3, 4], DType::Float64).unwrap();
+/// assert_eq!(linalg::bmm(&a, &b).unwrap().dtype(), DType::Float64);
+/// let c = Tensor::zeros(&[1, 2, 3], DType::Float32).unwrap();
+/// let d = Tensor::zeros(&[1, 3, 4], DType::Float64).unwrap();
+/// assert_eq!(linalg::bmm(&c, &d).unwrap_err().message(), "expected scalar type Float but found Double");
+/// ```
 ///
 /// # Errors
 /// Not two 3-d tensors; batch or inner sizes that differ; then, for a non-trivial product,

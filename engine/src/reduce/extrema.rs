@@ -67,7 +67,13 @@ pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     extremum(x, dims, keepdim, true)
 }
 
-/// `torch.amin(x, dim, keepdim)`, the twin of [`amax`].
+/// `torch.amin(x, dim, keepdim)`, the twin of [`amax`]; on `bool` it is "all".
+///
+/// ```
+/// use bcast_engine::{reduce, Tensor};
+/// let b = Tensor::from_vec(vec![true, false, true, true], &[2, 2]).unwrap();
+/// assert_eq!(reduce::amin(&b, &[1], false).unwrap().to_vec::<bool>().unwrap(), vec![false, true]);
+/// ```
 pub fn amin(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     extremum(x, dims, keepdim, false)
 }

@@ -32,6 +32,13 @@ pub fn var(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<T
 }
 
 /// `torch.std(...)`: the square root (in `f64`) of [`var`].
+///
+/// ```
+/// use bcast_engine::{reduce, Tensor};
+/// let x = Tensor::from_vec(vec![1.0f64, 3.0, 5.0, 7.0], &[2, 2]).unwrap();
+/// let s = reduce::std(&x, &[0], 0.0, true).unwrap();
+/// assert_eq!((s.shape(), s.to_vec::<f64>().unwrap()), (&[1, 2][..], vec![2.0, 2.0]));
+/// ```
 pub fn std(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<Tensor> {
     moment(x, dims, correction, keepdim, true)
 }

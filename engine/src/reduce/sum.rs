@@ -63,7 +63,7 @@ impl SumElement for f64 {
 }
 
 /// The dtype `sum` returns without `dtype=`: integral and bool inputs become `int64`.
-pub fn sum_dtype(input: DType) -> DType {
+fn sum_dtype(input: DType) -> DType {
     if input.is_floating() {
         input
     } else {

@@ -4,6 +4,7 @@
 use super::align::Alignment;
 use super::pair::sumproduct_pair;
 use crate::reduce::sum;
+use crate::shape::signed_sizes;
 use crate::{Error, Result, Tensor};
 use std::collections::VecDeque;
 
@@ -61,11 +62,7 @@ pub(super) fn contract(
     }
     if num_ops > 1 {
         // Every contracted dim is 1 by now: view them away.
-        let sizes: Vec<i64> = result.shape()[..a.out_num_dim]
-            .iter()
-            .map(|&s| s as i64)
-            .collect();
-        return result.view(&sizes);
+        return result.view(&signed_sizes(&result.shape()[..a.out_num_dim]));
     }
     let dims: Vec<i64> = (a.out_num_dim..a.total).map(|d| d as i64).collect();
     sum(&result, &dims, false, None)

@@ -4,11 +4,8 @@
 use super::super::broadcast_mul::broadcast_mul;
 use super::super::products::bmm;
 use crate::reduce::sum;
+use crate::shape::signed_sizes;
 use crate::{Result, Tensor};
-
-fn as_i64(v: &[usize]) -> Vec<i64> {
-    v.iter().map(|&d| d as i64).collect()
-}
 
 /// The product of `left` and `right` summed over `sum_dims` (kept as size-1 dims). Dims are
 /// sorted into those in both operands and the output (`lro`), only the left (`lo`) or only the
@@ -65,10 +62,10 @@ pub(super) fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize])
         operm[d] = i as i64;
     }
     let left = left
-        .permute(&as_i64(&lperm))?
+        .permute(&signed_sizes(&lperm))?
         .reshape(&[lro_size, lo_size, sum_size])?;
     let right = right
-        .permute(&as_i64(&rperm))?
+        .permute(&signed_sizes(&rperm))?
         .reshape(&[lro_size, sum_size, ro_size])?;
     bmm(&left, &right)?.view(&out_size)?.permute(&operm)
 }

@@ -26,6 +26,11 @@ fn label_index(c: u8) -> usize {
 }
 
 /// The letter of a label number.
+///
+/// ```
+/// # use bcast_engine::linalg::einsum_parse::label_char;
+/// assert_eq!((label_char(0), label_char(26)), ('A', 'a'));
+/// ```
 pub fn label_char(label: usize) -> char {
     if label < 26 {
         (b'A' + label as u8) as char
@@ -103,6 +108,15 @@ pub fn parse_inputs(lhs: &str, num_ops: usize) -> Result<Vec<Vec<Subscript>>> {
 
 /// The subscripts of the output, from the part after `->` (`offset` is its byte position in
 /// the equation, for messages). `label_count[l]` is how often label `l` occurs in the inputs.
+///
+/// ```
+/// use bcast_engine::linalg::einsum_parse::{parse_output, Subscript};
+/// let mut counts = [0usize; 52];
+/// counts[34] = 1; // `i`
+/// assert_eq!(parse_output(" i", 5, &counts).unwrap(), vec![Subscript::Label(34)]);
+/// let err = parse_output("i1", 5, &counts).unwrap_err();
+/// assert_eq!(err.message(), "einsum(): invalid subscript given at index 6 in the equation string, subscripts must be in [a-zA-Z]");
+/// ```
 ///
 /// # Errors
 /// A stray `.`, a second ellipsis, a character that is not a letter, a label no input has, or
