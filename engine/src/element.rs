@@ -12,8 +12,9 @@ use std::fmt::Debug;
 
 /// An element type: `bool`, `i64`, `f32` or `f64`.
 ///
-/// Casts follow C++ `static_cast` (round to nearest for int to float, truncation toward zero
-/// for float to int, non-zero is `true`), which is what torch does when it converts values.
+/// Casts follow C++ `static_cast` as compiled for x86 (round to nearest for int to float,
+/// truncation toward zero for float to int with NaN and out-of-range values becoming
+/// `i64::MIN`, non-zero is `true`), which is what torch does when it converts values.
 pub trait Element:
     crate::storage::BufferElement + Copy + Send + Sync + PartialEq + Debug + Default + 'static
 {
@@ -72,10 +73,18 @@ impl Element for i64 {
         v
     }
     fn from_f32(v: f32) -> Self {
-        v as i64
+        Self::from_f64(v as f64)
     }
     fn from_f64(v: f64) -> Self {
-        v as i64
+        // x86's truncating conversion, which torch's `static_cast` compiles to: NaN and values
+        // out of range become `i64::MIN` (Rust's `as` would saturate).
+        // 2^63 is exact as a float; the valid range is [-2^63, 2^63).
+        const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+        if v.is_nan() || !(-LIMIT..LIMIT).contains(&v) {
+            i64::MIN
+        } else {
+            v as i64
+        }
     }
     fn cast<U: Element>(self) -> U {
         U::from_i64(self)

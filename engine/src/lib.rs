@@ -21,6 +21,8 @@ pub mod index_map;
 pub mod iter;
 pub mod kernels;
 pub mod layout;
+pub mod linalg;
+pub mod reduce;
 pub mod scalar;
 pub mod shape;
 pub mod storage;

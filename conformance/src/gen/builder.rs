@@ -82,6 +82,28 @@ impl CaseBuilder {
         Ok(name)
     }
 
+    /// Adds a storage of `len` elements filled from a random seed (never literal values, so a
+    /// large storage stays small on disk).
+    pub fn random_fill_storage(
+        &mut self,
+        u: &mut Unstructured,
+        dtype: DType,
+        len: usize,
+    ) -> GenResult<String> {
+        let name = format!("s{}", self.storages.len());
+        let spec = StorageSpec {
+            dtype: dtype.name().into(),
+            values: None,
+            fill: Some(Fill {
+                kind: FillKind::Random,
+                len,
+                seed: u.arbitrary::<u32>()? as u64,
+            }),
+        };
+        self.storages.insert(name.clone(), spec);
+        Ok(name)
+    }
+
     /// Adds a named view of an existing storage.
     pub fn tensor(&mut self, storage: &str, shape: &[usize], spec: &ViewSpec) -> String {
         let name = format!("t{}", self.tensors.len());

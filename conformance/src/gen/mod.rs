@@ -12,15 +12,20 @@
 //! ```
 
 mod builder;
+mod einsum;
 mod layouts;
+mod matmul;
+mod reduce;
 mod registry;
 mod shapes;
+mod tolerance;
 pub mod views;
 
 pub use builder::CaseBuilder;
 pub use layouts::{random_view, ViewKind, ViewSpec};
 pub use registry::{families, find_family, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
+pub use tolerance::float_tolerance;
 
 use crate::case::{splitmix64, Case, Source};
 use arbitrary::Unstructured;

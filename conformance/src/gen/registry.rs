@@ -47,6 +47,21 @@ pub fn families() -> &'static [Family] {
                 "one view op (unsqueeze ... getitem, view, reshape, as_strided, repeat) per case",
             generate: views::view_op_case,
         },
+        Family {
+            name: "reduce",
+            about: "sum, mean, amax, amin, var, std: dims as int/list/tuple/None, keepdim, dtype=, correction",
+            generate: super::reduce::reduce_case,
+        },
+        Family {
+            name: "matmul",
+            about: "matmul (and mm, bmm, mv, dot): 1-d promotion, batch broadcasting, folding, zero-size dims, bad sizes and dtypes",
+            generate: super::matmul::matmul_case,
+        },
+        Family {
+            name: "einsum",
+            about: "einsum: shared, repeated and summed subscripts, ellipsis broadcasting, implicit output, bad equations",
+            generate: super::einsum::einsum_case,
+        },
     ]
 }
 

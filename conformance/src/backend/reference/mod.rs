@@ -4,6 +4,8 @@
 
 mod args;
 mod describe;
+mod linalg;
+mod reduce;
 mod views;
 
 pub use args::{Args, CallError, Value};
@@ -62,7 +64,7 @@ pub type Dispatch = fn(&str, &Args) -> Option<Result<Value, CallError>>;
 /// Interprets a call in the engine. Each op family tries the name in turn.
 pub fn interpret(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
     let args = Args::new(&case.call, inputs);
-    let families: [Dispatch; 1] = [views::dispatch];
+    let families: [Dispatch; 3] = [views::dispatch, reduce::dispatch, linalg::dispatch];
     for family in families {
         if let Some(result) = family(&case.call.fn_, &args) {
             return result;

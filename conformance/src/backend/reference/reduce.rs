@@ -1,0 +1,75 @@
+//! Reductions: `sum`, `mean`, `amax`, `amin`, `var` and `std`, as functions and methods, with
+//! Python's argument forms (`dim` as an int, list, tuple or `None`; `keepdim` positional or by
+//! keyword; `dtype=`; `var`/`std`'s `unbiased` and `correction`).
+
+use super::{Args, CallError, Value};
+use crate::case::Arg;
+use bcast_engine::{reduce, Tensor};
+
+/// Runs `name` if it is a reduction; `None` when it is not.
+pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
+    let op = name
+        .strip_prefix("torch.")
+        .or_else(|| name.strip_prefix("Tensor."))?;
+    let result = match op {
+        "sum" | "mean" | "amax" | "amin" => plain(op, a),
+        "var" | "std" => moment(op, a),
+        _ => return None,
+    };
+    Some(result.map(Value::Tensor))
+}
+
+/// A `dim` argument: an int, a list or tuple of ints, or `None` (every dim, like `[]`).
+fn dims_of(a: &Args, arg: Option<&Arg>) -> Result<Vec<i64>, CallError> {
+    match arg {
+        None | Some(Arg::None(())) => Ok(Vec::new()),
+        Some(arg) => a.as_ints(arg),
+    }
+}
+
+/// Positional argument `i`, else keyword `name`.
+fn arg<'a>(a: &Args<'a>, i: usize, name: &str) -> Option<&'a Arg> {
+    a.get(i).or_else(|| a.kwarg(name))
+}
+
+fn flag(a: &Args, value: Option<&Arg>) -> Result<bool, CallError> {
+    value.map_or(Ok(false), |v| a.as_bool(v))
+}
+
+fn plain(op: &str, a: &Args) -> Result<Tensor, CallError> {
+    a.only_kwargs(&["dim", "keepdim", "dtype"])?;
+    let x = a.tensor(0)?;
+    let dims = dims_of(a, arg(a, 1, "dim"))?;
+    let keepdim = flag(a, arg(a, 2, "keepdim"))?;
+    let dtype = a.kwarg("dtype").map(|d| a.as_dtype(d)).transpose()?;
+    Ok(match op {
+        "sum" => reduce::sum(&x, &dims, keepdim, dtype),
+        "mean" => reduce::mean(&x, &dims, keepdim, dtype),
+        "amax" => reduce::amax(&x, &dims, keepdim),
+        _ => reduce::amin(&x, &dims, keepdim),
+    }?)
+}
+
+/// `var`/`std`: `(x, unbiased)`, `(x, dim, unbiased, keepdim)` or
+/// `(x, dim, *, correction, keepdim)`.
+fn moment(op: &str, a: &Args) -> Result<Tensor, CallError> {
+    a.only_kwargs(&["dim", "unbiased", "correction", "keepdim"])?;
+    let x = a.tensor(0)?;
+    let (dims, unbiased, keepdim) = match a.get(1) {
+        Some(Arg::Bool(unbiased)) => (Vec::new(), Some(*unbiased), false),
+        dim => (
+            dims_of(a, dim.or_else(|| a.kwarg("dim")))?,
+            arg(a, 2, "unbiased").map(|u| a.as_bool(u)).transpose()?,
+            flag(a, arg(a, 3, "keepdim"))?,
+        ),
+    };
+    let correction = match (a.kwarg("correction"), unbiased) {
+        (Some(c), _) => a.as_scalar(c)?.to_f64(),
+        (None, Some(false)) => 0.0,
+        (None, _) => 1.0,
+    };
+    Ok(match op {
+        "var" => reduce::var(&x, &dims, correction, keepdim),
+        _ => reduce::std(&x, &dims, correction, keepdim),
+    }?)
+}

@@ -1,0 +1,227 @@
+//! The product primitives `dot`, `mv`, `mm` and `bmm`, each with torch's checks in torch's
+//! order. All of them skip the kernel (and its dtype dispatch) when the result is empty or the
+//! inner size is 0; that is why some dtype errors vanish for zero-size operands.
+
+use super::kernel::batched_product;
+use crate::reduce::check_work;
+use crate::shape::signed_sizes;
+use crate::{alloc, DType, Error, Result, Tensor};
+
+/// The C++ type name torch prints in `mm`'s dtype message (`caffe2::TypeMeta`).
+fn cpp_type_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::Bool => "bool",
+        DType::Int64 => "long int",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+    }
+}
+
+/// `NotImplementedError: "<kernel>" not implemented for 'Bool'`: no product kernel takes bool.
+fn reject_bool(kernel: &str, dtype: DType) -> Result<()> {
+    if dtype == DType::Bool {
+        return Err(Error::not_implemented(format!(
+            "\"{kernel}\" not implemented for 'Bool'"
+        )));
+    }
+    Ok(())
+}
+
+/// The product of `a` (`B, n, k`) and `b` (`B, k, p`) as a new tensor of `dtype` and
+/// `result_shape` (the same elements as `(B, n, p)`): allocated first (so a negative size
+/// fails as torch's allocation does), zeros when empty or `k == 0`, else the kernel after
+/// `dispatch` has checked the dtypes (`dispatch` is torch's kernel dispatch, which only runs
+/// for a non-trivial product).
+fn product_3d(
+    a: &Tensor,
+    b: &Tensor,
+    dtype: DType,
+    result_shape: &[usize],
+    dispatch: impl FnOnce() -> Result<()>,
+) -> Result<Tensor> {
+    let out = alloc::empty(&signed_sizes(result_shape), dtype)?;
+    let (batch, n, k, p) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
+    if out.numel() == 0 || k == 0 {
+        return Ok(out);
+    }
+    dispatch()?;
+    check_work(batch as u128 * n as u128 * k as u128 * p as u128)?;
+    batched_product(a, b)?.view(&signed_sizes(result_shape))
+}
+
+/// `torch.dot(a, b)`: the inner product of two vectors, a 0-d tensor.
+///
+/// ```
+/// use bcast_engine::{linalg, Tensor};
+/// let a = Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap();
+/// assert_eq!(linalg::dot(&a, &a).unwrap().to_vec::<i64>().unwrap(), vec![14]);
+/// let b = Tensor::from_vec(vec![1i64; 4], &[4]).unwrap();
+/// assert!(linalg::dot(&a, &b).unwrap_err().message().starts_with("inconsistent tensor size"));
+/// ```
+///
+/// # Errors
+/// Not two 1-d tensors; different dtypes; different lengths; `bool` (even when empty).
+pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.ndim() != 1 || b.ndim() != 1 {
+        return Err(Error::runtime(format!(
+            "1D tensors expected, but got {}D and {}D tensors",
+            a.ndim(),
+            b.ndim()
+        )));
+    }
+    if a.dtype() != b.dtype() {
+        return Err(Error::runtime(format!(
+            "dot : expected both vectors to have same dtype, but found {} and {}",
+            a.dtype().scalar_type_name(),
+            b.dtype().scalar_type_name()
+        )));
+    }
+    let (n, m) = (a.shape()[0] as i64, b.shape()[0] as i64);
+    if n != m {
+        return Err(Error::runtime(format!(
+            "inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of elements, but got {n} and {m} elements respectively"
+        )));
+    }
+    reject_bool("dot", a.dtype())?;
+    let row = a.unsqueeze(0)?.unsqueeze(0)?;
+    let col = b.unsqueeze(0)?.unsqueeze(2)?;
+    product_3d(&row, &col, a.dtype(), &[], || Ok(()))
+}
+
+/// `torch.mv(mat, vec)`: a matrix times a vector. The result has `vec`'s dtype.
+///
+/// ```
+/// use bcast_engine::{linalg, Tensor};
+/// let m = Tensor::from_vec(vec![1i64, 2, 3, 4], &[2, 2]).unwrap();
+/// let v = Tensor::from_vec(vec![1i64, 1], &[2]).unwrap();
+/// assert_eq!(linalg::mv(&m, &v).unwrap().to_vec::<i64>().unwrap(), vec![3, 7]);
+/// let w = Tensor::from_vec(vec![1.0f32, 1.0], &[2]).unwrap();
+/// let err = linalg::mv(&m, &w).unwrap_err();
+/// assert_eq!(err.message(), "addmv input tensors must have the same dtype, but got Float, Long, and Float");
+/// ```
+///
+/// # Errors
+/// Not a matrix and a vector; mismatched sizes; different dtypes; `bool` unless the product is
+/// trivial.
+pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
+    if mat.ndim() != 2 || vec.ndim() != 1 {
+        return Err(Error::runtime(format!(
+            "vector + matrix @ vector expected, got 1, {}, {}",
+            mat.ndim(),
+            vec.ndim()
+        )));
+    }
+    let (rows, cols, len) = (
+        mat.shape()[0] as i64,
+        mat.shape()[1] as i64,
+        vec.shape()[0] as i64,
+    );
+    if cols != len {
+        return Err(Error::runtime(format!(
+            "size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({len})"
+        )));
+    }
+    if mat.dtype() != vec.dtype() {
+        let v = vec.dtype().scalar_type_name();
+        return Err(Error::runtime(format!(
+            "addmv input tensors must have the same dtype, but got {v}, {}, and {v}",
+            mat.dtype().scalar_type_name()
+        )));
+    }
+    let a = mat.unsqueeze(0)?;
+    let b = vec.unsqueeze(0)?.unsqueeze(2)?;
+    product_3d(&a, &b, vec.dtype(), &mat.shape()[..1], || {
+        reject_bool("addmv_impl_cpu", mat.dtype())
+    })
+}
+
+/// `torch.mm(a, b)`: a matrix product, with `a`'s dtype.
+///
+/// ```
+/// use bcast_engine::{linalg, Tensor};
+/// let a = Tensor::from_vec(vec![1i64, 2, 3, 4], &[2, 2]).unwrap();
+/// let b = Tensor::from_vec(vec![1.0f64; 4], &[2, 2]).unwrap();
+/// let err = linalg::mm(&a, &b).unwrap_err();
+/// assert_eq!(err.message(), "expected m1 and m2 to have the same dtype, but got: long int != double");
+/// assert_eq!(linalg::mm(&a, &a).unwrap().to_vec::<i64>().unwrap(), vec![7, 10, 15, 22]);
+/// ```
+///
+/// # Errors
+/// Not two matrices; mismatched inner sizes (`mat1 and mat2 shapes cannot be multiplied`);
+/// different dtypes; `bool` unless the product is trivial.
+pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.ndim() != 2 {
+        return Err(Error::runtime("self must be a matrix"));
+    }
+    if b.ndim() != 2 {
+        return Err(Error::runtime("mat2 must be a matrix"));
+    }
+    let (sa, sb) = (signed_sizes(a.shape()), signed_sizes(b.shape()));
+    if sa[1] != sb[0] {
+        return Err(Error::runtime(format!(
+            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            sa[0], sa[1], sb[0], sb[1]
+        )));
+    }
+    if a.dtype() != b.dtype() {
+        return Err(Error::runtime(format!(
+            "expected m1 and m2 to have the same dtype, but got: {} != {}",
+            cpp_type_name(a.dtype()),
+            cpp_type_name(b.dtype())
+        )));
+    }
+    let shape = [a.shape()[0], b.shape()[1]];
+    product_3d(
+        &a.unsqueeze(0)?,
+        &b.unsqueeze(0)?,
+        a.dtype(),
+        &shape,
+        || reject_bool("addmm_impl_cpu_", a.dtype()),
+    )
+}
+
+/// `torch.bmm(a, b)`: a batch of matrix products. The result takes `b`'s dtype, and the dtypes
+/// are only compared when there is something to compute: a trivial product of mismatched
+/// dtypes succeeds.
+///
+/// ```
+/// use bcast_engine::{linalg, DType, Tensor};
+/// let a = Tensor::zeros(&[0, 2, 3], DType::Float32).unwrap();
+/// let b = Tensor::zeros(&[0, 3, 4], DType::Float64).unwrap();
+/// assert_eq!(linalg::bmm(&a, &b).unwrap().dtype(), DType::Float64);
+/// let c = Tensor::zeros(&[1, 2, 3], DType::Float32).unwrap();
+/// let d = Tensor::zeros(&[1, 3, 4], DType::Float64).unwrap();
+/// assert_eq!(linalg::bmm(&c, &d).unwrap_err().message(), "expected scalar type Float but found Double");
+/// ```
+///
+/// # Errors
+/// Not two 3-d tensors; batch or inner sizes that differ; then, for a non-trivial product,
+/// `bool` in `a`, or dtypes that differ.
+pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.ndim() != 3 {
+        return Err(Error::runtime("batch1 must be a 3D tensor"));
+    }
+    if b.ndim() != 3 {
+        return Err(Error::runtime("batch2 must be a 3D tensor"));
+    }
+    let (sa, sb) = (signed_sizes(a.shape()), signed_sizes(b.shape()));
+    if sb[0] != sa[0] || sb[1] != sa[2] {
+        return Err(Error::runtime(format!(
+            "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
+            sa[0], sa[2], sb[0], sb[1]
+        )));
+    }
+    let shape = [a.shape()[0], a.shape()[1], b.shape()[2]];
+    crate::shape::numel_of(&shape)?;
+    product_3d(a, b, b.dtype(), &shape, || {
+        reject_bool("bmm", a.dtype())?;
+        if a.dtype() != b.dtype() {
+            return Err(Error::runtime(format!(
+                "expected scalar type {} but found {}",
+                a.dtype().scalar_type_name(),
+                b.dtype().scalar_type_name()
+            )));
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,109 @@
+//! `amax` and `amin`: the largest or smallest element, NaN winning; `bool` is any / all.
+
+use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use crate::shape::wrap_dim;
+use crate::shape::{nonnegative_sizes, signed_sizes};
+use crate::{dispatch_dtype, Element, Error, Result, Tensor};
+
+/// Picking the larger or smaller of two elements, with NaN propagating.
+pub(crate) trait Extremum: Element {
+    /// The larger (`max`) or smaller of `acc` and `v`; `acc` is kept on ties.
+    fn pick(acc: Self, v: Self, max: bool) -> Self;
+}
+
+impl Extremum for bool {
+    fn pick(acc: bool, v: bool, max: bool) -> bool {
+        if max {
+            acc | v
+        } else {
+            acc & v
+        }
+    }
+}
+
+impl Extremum for i64 {
+    fn pick(acc: i64, v: i64, max: bool) -> i64 {
+        if max {
+            acc.max(v)
+        } else {
+            acc.min(v)
+        }
+    }
+}
+
+macro_rules! float_extremum {
+    ($t:ty) => {
+        impl Extremum for $t {
+            fn pick(acc: $t, v: $t, max: bool) -> $t {
+                let better = if max { v > acc } else { v < acc };
+                if acc.is_nan() || !(v.is_nan() || better) {
+                    acc
+                } else {
+                    v
+                }
+            }
+        }
+    };
+}
+float_extremum!(f32);
+float_extremum!(f64);
+
+/// `torch.amax(x, dim, keepdim)`. An empty `dims` reduces every dim.
+///
+/// ```
+/// use bcast_engine::{reduce, Tensor};
+/// let x = Tensor::from_vec(vec![1.0f32, f32::NAN, 3.0, 0.5], &[2, 2]).unwrap();
+/// let m = reduce::amax(&x, &[1], false).unwrap();
+/// assert!(m.to_vec::<f32>().unwrap()[0].is_nan());
+/// let empty = Tensor::from_vec(Vec::<f32>::new(), &[0, 2]).unwrap();
+/// let err = reduce::amax(&empty, &[0], false).unwrap_err();
+/// assert_eq!(err.message(), "amax(): Expected reduction dim 0 to have non-zero size.");
+/// ```
+///
+/// # Errors
+/// For an input without elements: no dims given, or a reduced dim of size 0 (the dim as given);
+/// then the dim errors of [`super::sum`].
+pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    extremum(x, dims, keepdim, true)
+}
+
+/// `torch.amin(x, dim, keepdim)`, the twin of [`amax`]; on `bool` it is "all".
+///
+/// ```
+/// use bcast_engine::{reduce, Tensor};
+/// let b = Tensor::from_vec(vec![true, false, true, true], &[2, 2]).unwrap();
+/// assert_eq!(reduce::amin(&b, &[1], false).unwrap().to_vec::<bool>().unwrap(), vec![false, true]);
+/// ```
+pub fn amin(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    extremum(x, dims, keepdim, false)
+}
+
+fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor> {
+    let name = if max { "amax()" } else { "amin()" };
+    if x.numel() == 0 {
+        if dims.is_empty() {
+            return Err(Error::runtime(format!(
+                "{name}: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+            )));
+        }
+        for &d in dims {
+            if x.shape()[wrap_dim(d, x.ndim())?] == 0 {
+                return Err(Error::index(format!(
+                    "{name}: Expected reduction dim {d} to have non-zero size."
+                )));
+            }
+        }
+    }
+    let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
+    let shape = reduced_shape(x.shape(), &mask, keepdim);
+    nonnegative_sizes(&signed_sizes(&shape))?;
+    let plan = ReducePlan::new(x.layout(), &mask)?;
+    dispatch_dtype!(x.dtype(), T => {
+        let values = plan.map_groups::<T, T>(x, |data, mut group| {
+            // Groups are never empty here: a size-0 reduced dim was rejected above.
+            let first = group.next().map_or(T::default(), |p| data[p]);
+            group.fold(first, |acc, p| T::pick(acc, data[p], max))
+        })?;
+        Tensor::from_vec(values, &shape)
+    })
+}

@@ -1,0 +1,27 @@
+//! Reductions as torch computes them: `sum`, `mean`, `amax`, `amin`, `var` and `std` over a
+//! list of dims, with torch's dim checks (in torch's order), dtype rules, `keepdim`, and
+//! contiguous results.
+//!
+//! An empty dim list reduces every dim, as `dim=None` does.
+//!
+//! ```
+//! use bcast_engine::{reduce, Tensor};
+//! let x = Tensor::from_vec((0..6i64).collect(), &[2, 3]).unwrap();
+//! let s = reduce::sum(&x, &[1], true, None).unwrap();
+//! assert_eq!((s.shape(), s.to_vec::<i64>().unwrap()), (&[2, 1][..], vec![3, 12]));
+//! let err = reduce::sum(&x, &[0, -2], false, None).unwrap_err();
+//! assert_eq!(err.message(), "dim 0 appears multiple times in the list of dims");
+//! ```
+
+mod dims;
+mod extrema;
+mod moments;
+mod plan;
+mod sum;
+
+pub use dims::{reduced_shape, reduction_mask, DimCheck};
+pub use extrema::{amax, amin};
+pub use moments::{std, var};
+pub(crate) use plan::{check_work, strided_positions, typed_slice};
+pub use plan::{Group, ReducePlan, MAX_WORK};
+pub use sum::{mean, sum};

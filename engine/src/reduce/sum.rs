@@ -1,0 +1,137 @@
+//! `sum` and `mean`: integral and bool inputs sum to `int64`; `dtype=` converts the input
+//! before summing; `mean` only takes floating dtypes.
+
+use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use crate::shape::{nonnegative_sizes, signed_sizes};
+use crate::{dispatch_dtype, DType, Element, Error, Result, Tensor};
+
+/// How a sum accumulates in the dtype of its result: floats in `f64` (rounded once at the
+/// end), `int64` with two's-complement wrap-around, `bool` as a logical or.
+pub(crate) trait SumElement: Element {
+    /// The accumulator.
+    type Acc: Copy;
+    /// The empty sum.
+    const ZERO: Self::Acc;
+    /// Adds one value.
+    fn add(acc: Self::Acc, v: Self) -> Self::Acc;
+    /// The result.
+    fn finish(acc: Self::Acc) -> Self;
+}
+
+impl SumElement for bool {
+    type Acc = bool;
+    const ZERO: bool = false;
+    fn add(acc: bool, v: bool) -> bool {
+        acc | v
+    }
+    fn finish(acc: bool) -> bool {
+        acc
+    }
+}
+
+impl SumElement for i64 {
+    type Acc = i64;
+    const ZERO: i64 = 0;
+    fn add(acc: i64, v: i64) -> i64 {
+        acc.wrapping_add(v)
+    }
+    fn finish(acc: i64) -> i64 {
+        acc
+    }
+}
+
+impl SumElement for f32 {
+    type Acc = f64;
+    const ZERO: f64 = 0.0;
+    fn add(acc: f64, v: f32) -> f64 {
+        acc + v as f64
+    }
+    fn finish(acc: f64) -> f32 {
+        acc as f32
+    }
+}
+
+impl SumElement for f64 {
+    type Acc = f64;
+    const ZERO: f64 = 0.0;
+    fn add(acc: f64, v: f64) -> f64 {
+        acc + v
+    }
+    fn finish(acc: f64) -> f64 {
+        acc
+    }
+}
+
+/// The dtype `sum` returns without `dtype=`: integral and bool inputs become `int64`.
+fn sum_dtype(input: DType) -> DType {
+    if input.is_floating() {
+        input
+    } else {
+        DType::Int64
+    }
+}
+
+/// `torch.sum(x, dim, keepdim, dtype=dtype)`. An empty `dims` sums every element.
+///
+/// ```
+/// use bcast_engine::{reduce, DType, Tensor};
+/// let b = Tensor::from_vec(vec![true, true, false], &[3]).unwrap();
+/// let s = reduce::sum(&b, &[], false, None).unwrap();
+/// assert_eq!((s.dtype(), s.to_vec::<i64>().unwrap()), (DType::Int64, vec![2]));
+/// ```
+///
+/// # Errors
+/// A dim out of range (`IndexError`) or repeated (`RuntimeError`), checked in that order.
+pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+    let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
+    let out = dtype.unwrap_or_else(|| sum_dtype(x.dtype()));
+    let shape = reduced_shape(x.shape(), &mask, keepdim);
+    nonnegative_sizes(&signed_sizes(&shape))?;
+    let plan = ReducePlan::new(x.layout(), &mask)?;
+    dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
+        let values = plan.map_groups::<T, U>(x, |data, group| {
+            U::finish(group.fold(U::ZERO, |acc, p| U::add(acc, data[p].cast::<U>())))
+        })?;
+        Tensor::from_vec(values, &shape)
+    }))
+}
+
+/// `torch.mean(x, dim, keepdim, dtype=dtype)`: the sum in the result dtype over the count.
+/// The mean of no elements is NaN.
+///
+/// ```
+/// use bcast_engine::{reduce, DType, Tensor};
+/// let x = Tensor::from_vec(vec![1i64, 2], &[2]).unwrap();
+/// let err = reduce::mean(&x, &[], false, None).unwrap_err();
+/// assert!(err.message().ends_with("Input dtype must be either a floating point or complex dtype. Got: Long"));
+/// let m = reduce::mean(&x, &[], false, Some(DType::Float64)).unwrap();
+/// assert_eq!(m.to_vec::<f64>().unwrap(), vec![1.5]);
+/// ```
+///
+/// # Errors
+/// A non-floating input without `dtype`, or a non-floating `dtype` (checked before the dims),
+/// then the dim errors of [`sum`].
+pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+    let (out, which) = match dtype {
+        Some(d) => (d, "Optional"),
+        None => (x.dtype(), "Input"),
+    };
+    if !out.is_floating() {
+        return Err(Error::runtime(format!(
+            "mean(): could not infer output dtype. {which} dtype must be either a floating point or complex dtype. Got: {}",
+            out.scalar_type_name()
+        )));
+    }
+    let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
+    let shape = reduced_shape(x.shape(), &mask, keepdim);
+    nonnegative_sizes(&signed_sizes(&shape))?;
+    let plan = ReducePlan::new(x.layout(), &mask)?;
+    let count = plan.group_len() as f64;
+    dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
+        let values = plan.map_groups::<T, U>(x, |data, group| {
+            let total = group.fold(0.0f64, |acc, p| acc + data[p].cast::<U>().cast::<f64>());
+            U::from_f64(total / count)
+        })?;
+        Tensor::from_vec(values, &shape)
+    }))
+}
