@@ -11,7 +11,10 @@
 //! assert_eq!(get_overlap_status(&head, &tail), MemOverlapStatus::Partial);
 //! ```
 
+use crate::index_map::{broadcast_storage_index, unravel};
+use crate::shape::infer_size;
 use crate::{Error, Result, Tensor};
+use std::collections::BTreeMap;
 
 /// Whether a tensor has two elements at one address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,4 +107,46 @@ pub fn assert_no_partial_overlap(written: &Tensor, input: &Tensor) -> Result<()>
         return Err(Error::runtime(PARTIAL_OVERLAP_MESSAGE));
     }
     Ok(())
+}
+
+/// Whether an element-wise op writing `written` while reading `input` (at the same broadcast
+/// positions) would give values that depend on its loop order, though torch lets it run:
+/// their overlap is [`MemOverlapStatus::TooHard`] for torch's check, yet `written` repeats an
+/// address, or some address of `input` is read at a position other than the one where
+/// `written` writes it. Calls torch refuses (certain overlap, a shape `input` cannot broadcast
+/// to) are not order-dependent. For an `out=` that the op resizes, ask about the resized
+/// tensor: resizing happens after torch's checks.
+///
+/// ```
+/// use bcast_engine::overlap::order_dependent;
+/// use bcast_engine::Tensor;
+/// let x = Tensor::from_vec((0..6i64).collect(), &[6]).unwrap();
+/// let evens = x.slice(0, Some(0), None, 2).unwrap(); // [0, 2, 4]
+/// let odds_and_more = x.slice(0, Some(2), None, 1).unwrap().narrow(0, 0, 3).unwrap(); // [2, 3, 4]
+/// assert!(order_dependent(&evens, &odds_and_more));
+/// assert!(!order_dependent(&evens, &x.slice(0, Some(0), None, 2).unwrap()));
+/// ```
+pub fn order_dependent(written: &Tensor, input: &Tensor) -> bool {
+    if written.is_same(input)
+        || !written.shares_storage(input)
+        || has_internal_overlap(written) == MemOverlap::Yes
+        || get_overlap_status(written, input) != MemOverlapStatus::TooHard
+    {
+        return false;
+    }
+    let shape = written.shape();
+    let mut writer_of: BTreeMap<usize, usize> = BTreeMap::new();
+    for p in 0..written.numel() {
+        let address = written.layout().storage_index(&unravel(p, shape));
+        if writer_of.insert(address, p).is_some() {
+            return true;
+        }
+    }
+    if infer_size(shape, input.shape()).ok().as_deref() != Some(shape) {
+        return false;
+    }
+    (0..written.numel()).any(|p| {
+        let address = broadcast_storage_index(input.layout(), &unravel(p, shape));
+        writer_of.get(&address).is_some_and(|&q| q != p)
+    })
 }

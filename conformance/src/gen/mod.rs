@@ -11,13 +11,21 @@
 //! assert!(a.id.starts_with(family.name));
 //! ```
 
+mod aliasing;
 mod builder;
+mod elementwise;
+mod inplace;
 mod layouts;
+mod operands;
+mod out;
 mod registry;
 mod shapes;
+mod strides;
 
+pub use aliasing::{is_racy, shared_views};
 pub use builder::CaseBuilder;
-pub use layouts::{random_view, ViewKind, ViewSpec};
+pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
+pub use operands::{python_number, random_dtype};
 pub use registry::{families, find_family, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
 

@@ -119,10 +119,12 @@ pub fn remainder<T: Real>(a: T, b: T) -> T {
 }
 
 /// The element function of torch's `pow(tensor, number)` for floats: its fast paths for the
-/// exponents 2, 3, -2, 0.5, -0.5 and -1 (compared in double, as torch does), else `pow`.
-/// (Exponents 0 and 1 never get here.)
+/// exponents 2, 3, -2, 0.5, -0.5 and -1 (compared in double), else `pow` in double precision
+/// (C++ `std::pow(float, double)`), as torch's scalar loop computes it. (Exponents 0 and 1
+/// never get here.) torch's vectorised loop instead rounds the exponent to the tensor's dtype,
+/// so for a float32 tensor and an exponent float32 cannot hold (16777217, 1e-300) torch's own
+/// results depend on the element's position.
 pub fn pow_by_number<T: Real>(e: f64) -> impl Fn(T) -> T {
-    let exponent = T::from_f64(e);
     move |a: T| {
         if e == 2.0 {
             a * a
@@ -137,7 +139,7 @@ pub fn pow_by_number<T: Real>(e: f64) -> impl Fn(T) -> T {
         } else if e == -1.0 {
             T::ONE / a
         } else {
-            a.powf(exponent)
+            T::from_f64(a.cast::<f64>().powf(e))
         }
     }
 }
