@@ -37,19 +37,17 @@ pub fn storage_indices(layout: &Layout) -> Vec<usize> {
 /// ```
 pub fn broadcast_storage_index(layout: &Layout, index: &[usize]) -> usize {
     let lead = index.len().saturating_sub(layout.ndim());
-    layout.offset()
-        + layout
-            .shape()
-            .iter()
-            .zip(layout.strides())
-            .enumerate()
-            .map(|(d, (&size, &stride))| {
-                let i = index.get(lead + d).copied().unwrap_or(0);
-                if size == 1 {
-                    0
-                } else {
-                    i * stride
-                }
-            })
-            .sum::<usize>()
+    layout
+        .shape()
+        .iter()
+        .zip(layout.strides())
+        .enumerate()
+        .fold(layout.offset(), |at, (d, (&size, &stride))| {
+            let i = index.get(lead + d).copied().unwrap_or(0);
+            if size == 1 {
+                at
+            } else {
+                at.wrapping_add(i.wrapping_mul(stride))
+            }
+        })
 }

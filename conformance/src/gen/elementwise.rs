@@ -59,8 +59,11 @@ pub fn binary_args(
     op: BinaryOp,
     shapes: (&[usize], &[usize]),
 ) -> GenResult<Vec<Arg>> {
-    let tensors_only = matches!(op, BinaryOp::Maximum | BinaryOp::Minimum);
-    let numbers = if tensors_only { 2 } else { 20 };
+    let numbers = match op {
+        BinaryOp::Maximum | BinaryOp::Minimum => 2,
+        BinaryOp::Pow => 50,
+        _ => 20,
+    };
     let x = tensor_or_number(u, b, shapes.0, numbers / 2)?;
     let mut y = tensor_or_number(u, b, shapes.1, numbers)?;
     let needs_a_tensor = matches!(op, BinaryOp::Pow | BinaryOp::Remainder);
@@ -70,6 +73,9 @@ pub fn binary_args(
     }
     if op == BinaryOp::Pow {
         approximate(b);
+        if is_number(&y) && u.ratio(1, 2)? {
+            y = special_exponent(u)?;
+        }
         y = consistent_exponent(y);
     }
     Ok(vec![x, y])
@@ -88,6 +94,18 @@ pub fn compare_args(
     let numbers = if op.is_logical() { 3 } else { 25 };
     let y = tensor_or_number(u, b, shapes.1, numbers)?;
     Ok(vec![x, y])
+}
+
+/// An exponent on one of torch's `pow` fast paths (0, 1, 2, 3, -2, 0.5, -0.5, -1), or a
+/// negative integer (refused for integer bases).
+fn special_exponent(u: &mut Unstructured) -> GenResult<Arg> {
+    Ok(match u.int_in_range(0..=2)? {
+        0 => Arg::Int(*u.choose(&[0, 1, 2, 3, -1, -2])?),
+        1 => Arg::Float(Num::Float(
+            *u.choose(&[0.0, 1.0, 2.0, 3.0, -2.0, 0.5, -0.5, -1.0])?,
+        )),
+        _ => Arg::Bool(u.arbitrary()?),
+    })
 }
 
 /// The condition (usually bool) and the two branches of `where`, three-way broadcast.

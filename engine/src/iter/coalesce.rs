@@ -3,7 +3,8 @@
 
 /// Coalesces dims in place. `shape` and every operand's `strides` are in iteration order
 /// (fastest first). Two neighbours merge when either has size 1 or, for every operand,
-/// `shape[d] * stride[d] == stride[d + 1]`.
+/// `shape[d] * stride[d] == stride[d + 1]`. Stride lists of another length than `shape` leave
+/// everything as it is.
 ///
 /// ```
 /// # use bcast_engine::iter::coalesce;
@@ -14,7 +15,7 @@
 /// ```
 pub fn coalesce(shape: &mut Vec<usize>, strides: &mut [Vec<usize>]) {
     let ndim = shape.len();
-    if ndim <= 1 {
+    if ndim <= 1 || strides.iter().any(|s| s.len() != ndim) {
         return;
     }
     let mut prev = 0;

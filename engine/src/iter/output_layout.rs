@@ -70,7 +70,7 @@ pub fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
 
 /// The strides of a new output in the iteration's dim order (`allocate_or_resize_outputs`):
 /// dense strides growing along `perm` (sizes multiply unclamped), or plain row-major strides
-/// when `perm` is exactly the reversed dims.
+/// when `perm` is exactly the reversed dims (or is not a permutation of the dims at all).
 ///
 /// ```
 /// # use bcast_engine::iter::strides_from_perm;
@@ -79,7 +79,12 @@ pub fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
 /// ```
 pub fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Vec<usize> {
     let ndim = shape.len();
-    if perm.iter().enumerate().all(|(j, &d)| d == ndim - 1 - j) {
+    let mut seen = vec![false; ndim];
+    let is_permutation = perm.len() == ndim
+        && perm
+            .iter()
+            .all(|&d| d < ndim && !std::mem::replace(&mut seen[d], true));
+    if !is_permutation || perm.iter().enumerate().all(|(j, &d)| d + j + 1 == ndim) {
         return contiguous_strides(shape);
     }
     let mut strides = vec![0; ndim];

@@ -37,7 +37,8 @@ pub struct Block<'a> {
 
 impl Plan {
     /// The plan for `layouts` (each broadcastable to `shape`): broadcast strides, dims
-    /// reordered by stride, then coalesced.
+    /// reordered by stride, then coalesced. Positions are only meaningful for layouts that
+    /// broadcast to `shape` (the loops check that before they build a plan).
     pub fn new(shape: &[usize], layouts: &[&Layout]) -> Plan {
         let broadcast: Vec<Vec<usize>> = layouts
             .iter()
@@ -63,14 +64,14 @@ impl Plan {
         &self.shape
     }
 
-    /// Operand `k`'s strides, in iteration order.
+    /// Operand `k`'s strides, in iteration order (empty for an operand it does not have).
     pub fn strides(&self, k: usize) -> &[usize] {
-        &self.strides[k]
+        self.strides.get(k).map_or(&[], Vec::as_slice)
     }
 
     /// The number of elements visited.
     pub fn numel(&self) -> usize {
-        self.shape.iter().product()
+        self.shape.iter().fold(1usize, |n, &s| n.wrapping_mul(s))
     }
 
     /// Calls `f` on every block, in iteration order: dim 0 within a row, dim 1 across rows,
@@ -109,13 +110,13 @@ impl Plan {
                 }
                 counter[d] += 1;
                 for (k, off) in offsets.iter_mut().enumerate().take(ntensors) {
-                    *off += self.strides[k][d];
+                    *off = off.wrapping_add(self.strides[k][d]);
                 }
                 if counter[d] < self.shape[d] {
                     break;
                 }
                 for (k, off) in offsets.iter_mut().enumerate().take(ntensors) {
-                    *off -= self.strides[k][d] * self.shape[d];
+                    *off = off.wrapping_sub(self.strides[k][d].wrapping_mul(self.shape[d]));
                 }
                 counter[d] = 0;
                 d += 1;

@@ -5,7 +5,8 @@ use super::sort_dims;
 /// Orders the dims fastest-moving first by the operands' broadcast strides, in operand order:
 /// the first operand whose strides tell two dims apart decides (a stride of 0 tells nothing),
 /// and equal strides put the larger dim later. `perm[i]` is the dim that moves `i`-th fastest;
-/// a row-major operand gives `ndim-1, ..., 0`.
+/// a row-major operand gives `ndim-1, ..., 0`. A stride list shorter than `shape` counts as
+/// 0 where it is missing.
 ///
 /// ```
 /// # use bcast_engine::iter::reorder_dims;
@@ -21,7 +22,8 @@ pub fn reorder_dims(shape: &[usize], strides: &[&[usize]]) -> Vec<usize> {
     }
     sort_dims(ndim, |dim0, dim1| {
         for s in strides {
-            let (s0, s1) = (s[dim0], s[dim1]);
+            let at = |d: usize| s.get(d).copied().unwrap_or(0);
+            let (s0, s1) = (at(dim0), at(dim1));
             if s0 == 0 || s1 == 0 {
                 continue;
             }
