@@ -11,7 +11,7 @@
 use bcast_engine::iter::{with_strategy, Strategy as Loops};
 use bcast_engine::layout::contiguous_strides;
 use bcast_engine::ops::{
-    binary, compare, copy_, unary, where_, BinaryOp, CompareOp, Operand, UnaryOp,
+    binary, compare, copy_, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
 };
 use bcast_engine::overlap::order_dependent;
 use bcast_engine::{kernels, Buffer, DType, Layout, Result, Scalar, Storage, Tensor};
@@ -340,7 +340,7 @@ proptest! {
         let mut inputs = inputs;
         inputs.storages.push((DType::Bool, seed));
         inputs.views.push(cond);
-        agree(&inputs, |t| where_(&t[2], &t[0], operand(&t[1], number), None))?;
+        agree(&inputs, |t| r#where(&t[2], &t[0], operand(&t[1], number), None))?;
     }
 
     #[test]

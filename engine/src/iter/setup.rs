@@ -168,11 +168,6 @@ impl IterSetup {
         &self.inputs
     }
 
-    /// The output the caller gave, if any.
-    pub fn given_output(&self) -> Option<&Tensor> {
-        self.output.given.as_ref()
-    }
-
     /// torch's `result_type` over the inputs.
     pub fn result_type(&self) -> DType {
         let parts: Vec<Participant> = self.inputs.iter().map(IterInput::participant).collect();
@@ -255,13 +250,6 @@ impl IterSetup {
             }
         }
         Ok(())
-    }
-
-    /// Replaces input `k` (ops that convert an input themselves, like `pow`'s base).
-    pub fn replace_input(&mut self, k: usize, t: Tensor) {
-        if let Some(input) = self.inputs.get_mut(k) {
-            input.tensor = t;
-        }
     }
 
     /// Lays out the output: allocates it (of `new_dtype`) when none was given, resizes a

@@ -39,3 +39,21 @@ pub fn copy_(dst: &Tensor, src: impl Into<Operand>) -> Result<Tensor> {
     }
     iter.into_result()
 }
+
+impl Tensor {
+    /// `x.copy_(src)` as a method; see [`copy_`].
+    ///
+    /// ```
+    /// # use bcast_engine::{DType, Tensor};
+    /// let x = Tensor::zeros(&[2], DType::Float32).unwrap();
+    /// let r = x.copy_(&Tensor::from_vec(vec![true, false], &[2]).unwrap()).unwrap();
+    /// assert!(r.is_same(&x));
+    /// assert_eq!(x.to_vec::<f32>().unwrap(), vec![1.0, 0.0]);
+    /// ```
+    ///
+    /// # Errors
+    /// As for [`copy_`].
+    pub fn copy_(&self, src: impl Into<Operand>) -> Result<Tensor> {
+        copy_(self, src)
+    }
+}

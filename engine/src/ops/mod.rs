@@ -26,7 +26,7 @@ pub use copy::copy_;
 pub use operand::Operand;
 pub use pow::{pow_number_tensor, pow_tensor_number};
 pub use unary::{unary, unary_, UnaryOp};
-pub use where_op::where_;
+pub use where_op::r#where;
 
 use crate::{DType, Error};
 

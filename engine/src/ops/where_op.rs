@@ -2,11 +2,11 @@
 //! result dtype (either may be a Python number), a `bool` condition.
 //!
 //! ```
-//! use bcast_engine::ops::where_;
+//! use bcast_engine::ops::r#where;
 //! use bcast_engine::{DType, Tensor};
 //! let c = Tensor::from_vec(vec![true, false], &[2, 1]).unwrap();
 //! let a = Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap();
-//! let r = where_(&c, &a, 0.5, None).unwrap();
+//! let r = r#where(&c, &a, 0.5, None).unwrap();
 //! assert_eq!((r.shape(), r.dtype()), (&[2, 3][..], DType::Float32));
 //! assert_eq!(r.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 0.5, 0.5, 0.5]);
 //! ```
@@ -23,7 +23,7 @@ use crate::{dispatch_dtype, DType, Error, Result, Tensor};
 /// torch's, in its order: an `out` whose dtype is not the result dtype; a condition that is
 /// not `bool`; overlap of `out`; shapes that do not broadcast (condition, `a`, `b`, in that
 /// order); the shape of `out` where it cannot be resized.
-pub fn where_(
+pub fn r#where(
     condition: &Tensor,
     a: impl Into<Operand>,
     b: impl Into<Operand>,

@@ -7,7 +7,7 @@
 use super::{Args, CallError, Value};
 use crate::case::Arg;
 use bcast_engine::ops::{
-    binary, compare, copy_, unary, where_, BinaryOp, CompareOp, Operand, UnaryOp,
+    binary, compare, copy_, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
 };
 use bcast_engine::{Error, Tensor};
 
@@ -247,7 +247,7 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
                 operands(a, py_name, form, &params)?
             };
             let cond = tensor_of(&ops[0])?;
-            where_(cond, ops[1].clone(), ops[2].clone(), out.as_ref())
+            r#where(cond, ops[1].clone(), ops[2].clone(), out.as_ref())
         }
         Op::Copy => {
             let params = [p("self", Number::Unexpressed), p("src", Number::Ok)];
