@@ -4,17 +4,37 @@
 //! use bcast_engine::Element;
 //! assert_eq!(<f32 as Element>::from_i64(16_777_217), 16_777_216.0);
 //! assert_eq!(2.7f64.cast::<i64>(), 2);
+//! assert_eq!(f32::INFINITY.cast::<i64>(), i64::MIN);
 //! assert!(0.5f32.cast::<bool>());
 //! ```
 
 use crate::{DType, Scalar};
 use std::fmt::Debug;
 
+/// A float to `int64` the way torch's CPU kernels convert it on x86-64 (`cvttsd2si`): toward
+/// zero, and NaN or any value outside the `int64` range becomes `i64::MIN`.
+///
+/// ```
+/// # use bcast_engine::element::float_to_i64;
+/// assert_eq!(float_to_i64(-2.7), -2);
+/// assert_eq!(float_to_i64(f64::NAN), i64::MIN);
+/// assert_eq!(float_to_i64(1e30), i64::MIN);
+/// ```
+pub fn float_to_i64(v: f64) -> i64 {
+    // 2^63 is exactly representable; everything in [-2^63, 2^63) truncates into range.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if v.is_nan() || !(-LIMIT..LIMIT).contains(&v) {
+        i64::MIN
+    } else {
+        v as i64
+    }
+}
+
 /// An element type: `bool`, `i64`, `f32` or `f64`.
 ///
-/// Casts follow C++ `static_cast` as compiled for x86 (round to nearest for int to float,
-/// truncation toward zero for float to int with NaN and out-of-range values becoming
-/// `i64::MIN`, non-zero is `true`), which is what torch does when it converts values.
+/// Casts follow what torch's CPU kernels do: round to nearest for int to float, truncation
+/// toward zero for float to int (see [`float_to_i64`] for values out of range), non-zero is
+/// `true`.
 pub trait Element:
     crate::storage::BufferElement + Copy + Send + Sync + PartialEq + Debug + Default + 'static
 {
@@ -73,18 +93,10 @@ impl Element for i64 {
         v
     }
     fn from_f32(v: f32) -> Self {
-        Self::from_f64(v as f64)
+        float_to_i64(v as f64)
     }
     fn from_f64(v: f64) -> Self {
-        // x86's truncating conversion, which torch's `static_cast` compiles to: NaN and values
-        // out of range become `i64::MIN` (Rust's `as` would saturate).
-        // 2^63 is exact as a float; the valid range is [-2^63, 2^63).
-        const LIMIT: f64 = 9_223_372_036_854_775_808.0;
-        if v.is_nan() || !(-LIMIT..LIMIT).contains(&v) {
-            i64::MIN
-        } else {
-            v as i64
-        }
+        float_to_i64(v)
     }
     fn cast<U: Element>(self) -> U {
         U::from_i64(self)

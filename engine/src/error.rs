@@ -113,6 +113,21 @@ impl Error {
         ))
     }
 
+    /// A limit of the reference engine (not of torch) was reached, e.g. the work one call may
+    /// do; torch itself would go on, so no fixture can pin this message.
+    pub fn limit(message: impl Into<String>) -> Error {
+        Error::new(
+            ErrorKind::RuntimeError,
+            format!("engine limit: {}", message.into()),
+        )
+    }
+
+    /// Where torch's behaviour is undefined (it reads out of bounds), the engine refuses with
+    /// its own message rather than guess; no fixture can pin it.
+    pub fn undefined_in_torch(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error::new(kind, message)
+    }
+
     /// The exception class.
     pub fn kind(&self) -> ErrorKind {
         self.kind

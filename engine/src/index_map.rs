@@ -26,3 +26,28 @@ pub fn storage_indices(layout: &Layout) -> Vec<usize> {
         .map(|i| layout.storage_index(&unravel(i, layout.shape())))
         .collect()
 }
+
+/// The storage position of the element that `layout` contributes at `index` of a broadcast
+/// shape: dims line up from the right, missing and size-1 dims read index 0.
+///
+/// ```
+/// use bcast_engine::{index_map, Layout};
+/// let row = Layout::new(vec![3], vec![2], 1).unwrap();
+/// assert_eq!(index_map::broadcast_storage_index(&row, &[5, 2]), 5);
+/// ```
+pub fn broadcast_storage_index(layout: &Layout, index: &[usize]) -> usize {
+    let lead = index.len().saturating_sub(layout.ndim());
+    layout
+        .shape()
+        .iter()
+        .zip(layout.strides())
+        .enumerate()
+        .fold(layout.offset(), |at, (d, (&size, &stride))| {
+            let i = index.get(lead + d).copied().unwrap_or(0);
+            if size == 1 {
+                at
+            } else {
+                at.wrapping_add(i.wrapping_mul(stride))
+            }
+        })
+}

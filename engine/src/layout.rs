@@ -184,7 +184,7 @@ impl Layout {
                 if stride != expected {
                     return false;
                 }
-                expected *= size;
+                expected = expected.wrapping_mul(size);
             }
         }
         true
@@ -201,21 +201,18 @@ impl Layout {
                 if self.strides[d] != expected {
                     return false;
                 }
-                expected *= self.shape[d];
+                expected = expected.wrapping_mul(self.shape[d]);
             }
         }
         true
     }
 
-    /// torch's `is_non_overlapping_and_dense()`: contiguous (so any empty view), channels-last,
-    /// or some permutation of the dims is contiguous.
+    /// torch's `is_non_overlapping_and_dense()`: contiguous, channels-last contiguous, or some
+    /// permutation of the dims is contiguous (so every empty view qualifies).
     pub fn is_non_overlapping_and_dense(&self) -> bool {
-        self.is_contiguous() || self.is_channels_last_contiguous() || self.is_dense_permutation()
-    }
-
-    /// torch's `compute_non_overlapping_and_dense`: sorting the dims of size 2 and above by
-    /// stride gives contiguous strides.
-    fn is_dense_permutation(&self) -> bool {
+        if self.is_contiguous() || self.is_channels_last_contiguous() {
+            return true;
+        }
         let ndim = self.ndim();
         if ndim == 1 {
             return self.shape[0] < 2 || self.strides[0] == 1;
@@ -223,7 +220,7 @@ impl Layout {
         let mut perm: Vec<usize> = (0..ndim).collect();
         // Sort by stride, with size-0 and size-1 dims last.
         perm.sort_by_key(|&d| (self.shape[d] < 2, self.strides[d]));
-        let mut required = 1;
+        let mut required = 1usize;
         for &d in &perm {
             if self.shape[d] < 2 {
                 return true;
@@ -231,7 +228,7 @@ impl Layout {
             if self.strides[d] != required {
                 return false;
             }
-            required *= self.shape[d];
+            required = required.saturating_mul(self.shape[d]);
         }
         true
     }

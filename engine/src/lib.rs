@@ -1,8 +1,10 @@
 //! A reference engine for PyTorch's broadcasting semantics.
 //!
 //! It reproduces what torch 2.13.0 does, to the byte and to the message: shape algebra
-//! ([`shape`]), strided views over shared storage ([`Tensor`], [`views`]), and one error type
-//! ([`Error`]) carrying torch's Python exception class and exact message.
+//! ([`shape`]), strided views over shared storage ([`Tensor`], [`views`]), element-wise ops
+//! ([`ops`]) with torch's type promotion ([`result_type`]), overlap rules ([`overlap`]) and
+//! `out=` resizing ([`resize`]) on an iteration plan after TensorIterator ([`iter`]), and one
+//! error type ([`Error`]) carrying torch's Python exception class and exact message.
 //!
 //! ```
 //! use bcast_engine::{shape, Tensor};
@@ -11,6 +13,8 @@
 //! assert_eq!(e.strides(), &[0, 1]);
 //! assert!(e.shares_storage(&x));
 //! assert_eq!(shape::infer_size(&[3, 1], &[1, 4]).unwrap(), vec![3, 4]);
+//! let sum = bcast_engine::ops::binary(bcast_engine::ops::BinaryOp::Mul, &e, 2.5, None).unwrap();
+//! assert_eq!((sum.shape(), sum.dtype()), (&[4, 3][..], bcast_engine::DType::Float32));
 //! ```
 
 pub mod alloc;
@@ -22,7 +26,11 @@ pub mod iter;
 pub mod kernels;
 pub mod layout;
 pub mod linalg;
+pub mod ops;
+pub mod overlap;
 pub mod reduce;
+pub mod resize;
+pub mod result_type;
 pub mod scalar;
 pub mod shape;
 pub mod storage;

@@ -199,6 +199,13 @@ pub fn format_shape(shape: &[usize]) -> String {
     format_sizes(&signed_sizes(shape))
 }
 
+/// torch's error for a dim listed twice (`sum(x, (0, 0))`, `squeeze(x, (1, 1))`).
+pub fn duplicate_dim(dim: usize) -> Error {
+    Error::runtime(format!(
+        "dim {dim} appears multiple times in the list of dims"
+    ))
+}
+
 /// Wraps a possibly negative `dim` into `0..ndim`, as `maybe_wrap_dim` does; a 0-d tensor
 /// accepts the dims of a 1-d one (`-1` and `0`).
 ///

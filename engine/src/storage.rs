@@ -100,6 +100,27 @@ impl Buffer {
         }
     }
 
+    /// The address of the first element, for the kernels' raw loops. Valid while the buffer
+    /// is neither dropped nor resized.
+    pub(crate) fn base_ptr(&mut self) -> *mut u8 {
+        match self {
+            Buffer::Bool(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Int64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Float32(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Float64(v) => v.as_mut_ptr() as *mut u8,
+        }
+    }
+
+    /// [`Buffer::base_ptr`] for reading only.
+    pub(crate) fn base_ptr_const(&self) -> *const u8 {
+        match self {
+            Buffer::Bool(v) => v.as_ptr() as *const u8,
+            Buffer::Int64(v) => v.as_ptr() as *const u8,
+            Buffer::Float32(v) => v.as_ptr() as *const u8,
+            Buffer::Float64(v) => v.as_ptr() as *const u8,
+        }
+    }
+
     /// Grows the buffer to `len` elements (new elements are zero); never shrinks it.
     pub fn grow_to(&mut self, len: usize) -> Result<()> {
         if len <= self.len() {

@@ -13,13 +13,26 @@ use crate::shape::{format_shape, numel_of};
 use crate::{
     dispatch_dtype, index_map, Buffer, DType, Element, Error, Layout, Result, Scalar, Storage,
 };
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A strided view over shared storage. Cloning a `Tensor` shares its storage.
+/// A strided view over shared storage.
+///
+/// A `Tensor` value is a handle, like a Python reference: cloning it gives another handle to
+/// the same tensor object ([`Tensor::is_same`]), sharing its storage. Every view op makes a new
+/// object over the same storage.
 #[derive(Debug, Clone)]
 pub struct Tensor {
     storage: Storage,
     dtype: DType,
     layout: Layout,
+    id: u64,
+}
+
+/// Identities of tensor objects, for torch's `is_same`.
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn new_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
 impl Tensor {
@@ -96,6 +109,7 @@ impl Tensor {
             storage: storage.clone(),
             dtype,
             layout,
+            id: new_id(),
         })
     }
 
@@ -105,6 +119,7 @@ impl Tensor {
             storage,
             dtype,
             layout: Layout::contiguous(shape),
+            id: new_id(),
         }
     }
 
@@ -114,7 +129,32 @@ impl Tensor {
             storage: self.storage.clone(),
             dtype: self.dtype,
             layout,
+            id: new_id(),
         }
+    }
+
+    /// The same tensor object with new metadata, as torch's in-place `resize_` and
+    /// `as_strided_` change a tensor. The caller guarantees the layout is in bounds.
+    pub(crate) fn relayout(&self, layout: Layout) -> Tensor {
+        Tensor {
+            storage: self.storage.clone(),
+            dtype: self.dtype,
+            layout,
+            id: self.id,
+        }
+    }
+
+    /// Whether both handles are the same tensor object (torch's `is_same`): a clone of a handle
+    /// is the same object, a view is not.
+    ///
+    /// ```
+    /// # use bcast_engine::Tensor;
+    /// let x = Tensor::from_vec(vec![1i64, 2], &[2]).unwrap();
+    /// assert!(x.is_same(&x.clone()));
+    /// assert!(!x.is_same(&x.expand(&[2]).unwrap()));
+    /// ```
+    pub fn is_same(&self, other: &Tensor) -> bool {
+        self.id == other.id
     }
 
     /// The shared storage.

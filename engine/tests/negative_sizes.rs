@@ -58,7 +58,7 @@ fn products_with_a_negative_dim_fail_like_torch() {
         e.message(),
         "Trying to create tensor with negative dimension -2: [-2]"
     );
-    let e = linalg::einsum("ij->j", &[x.clone()]).unwrap_err();
+    let e = linalg::einsum("ij->j", std::slice::from_ref(&x)).unwrap_err();
     assert_eq!(
         e.message(),
         "Trying to create tensor with negative dimension -2: [-2]"

@@ -141,6 +141,11 @@ impl CaseBuilder {
         Ok(self.tensor(&storage, shape, &spec))
     }
 
+    /// The spec of a storage added before.
+    pub fn storage_spec(&self, name: &str) -> Option<&StorageSpec> {
+        self.storages.get(name)
+    }
+
     /// The spec of a tensor added before.
     pub fn tensor_spec(&self, name: &str) -> Option<&TensorSpec> {
         self.tensors.get(name)

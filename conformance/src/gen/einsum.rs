@@ -261,6 +261,17 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
         if let Some(out) = &d.output {
             args.push(Arg::Ints(numbers(out)));
         }
+        if u.ratio(1, 8)? {
+            // A subscript number outside [0, 52).
+            if let Some(Arg::Ints(list)) = args
+                .iter_mut()
+                .rev()
+                .find(|a| matches!(a, Arg::Ints(l) if !l.is_empty()))
+            {
+                list[0] = *u.choose(&[52, -1])?;
+                b.tag("bad-subscript-number");
+            }
+        }
         args
     } else {
         let mut args = vec![Arg::Str(equation)];

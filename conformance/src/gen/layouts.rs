@@ -75,6 +75,26 @@ pub fn random_view(
             order.swap(i, j);
         }
     }
+    ordered_view(u, shape, &order, kind)
+}
+
+/// A layout for `shape` whose dims lie in memory in `order` (outermost first), with the tricks
+/// `kind` asks for (its `permuted` flag is only reported): some dims stepped, some zeroed
+/// (expanded), an offset, and slack at the end of the storage.
+///
+/// ```
+/// # use bcast_conformance::gen::{ordered_view, ViewKind};
+/// let mut u = arbitrary::Unstructured::new(&[]);
+/// let cl = ordered_view(&mut u, &[2, 3, 4, 5], &[0, 2, 3, 1], ViewKind::default()).unwrap();
+/// assert_eq!(cl.strides, vec![60, 1, 15, 3]);
+/// ```
+pub fn ordered_view(
+    u: &mut Unstructured,
+    shape: &[usize],
+    order: &[usize],
+    kind: ViewKind,
+) -> GenResult<ViewSpec> {
+    let ndim = shape.len();
     let mut steps = vec![1usize; ndim];
     if kind.stepped {
         for s in steps.iter_mut() {

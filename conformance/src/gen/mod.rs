@@ -11,18 +11,26 @@
 //! assert!(a.id.starts_with(family.name));
 //! ```
 
+mod aliasing;
 mod builder;
 mod einsum;
+mod elementwise;
+mod inplace;
 mod layouts;
 mod matmul;
+mod operands;
+mod out;
 mod reduce;
 mod registry;
 mod shapes;
+mod strides;
 mod tolerance;
 pub mod views;
 
+pub use aliasing::{is_racy, shared_views};
 pub use builder::CaseBuilder;
-pub use layouts::{random_view, ViewKind, ViewSpec};
+pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
+pub use operands::{python_number, random_dtype};
 pub use registry::{families, find_family, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
 pub use tolerance::float_tolerance;

@@ -1,6 +1,10 @@
 //! The generator families. Each family owns one area of ops; add a family by adding a
 //! module under `gen/` and a row here.
 
+use super::elementwise::{binary_case, compare_case, unary_case, where_case};
+use super::inplace::{copy_case, inplace_case};
+use super::out::out_case;
+use super::strides::strides_case;
 use super::{views, CaseBuilder, GenResult};
 use crate::case::Case;
 use arbitrary::Unstructured;
@@ -61,6 +65,47 @@ pub fn families() -> &'static [Family] {
             name: "einsum",
             about: "einsum: shared, repeated and summed subscripts, ellipsis broadcasting, implicit output, bad equations",
             generate: super::einsum::einsum_case,
+        },
+        Family {
+            name: "unary",
+            about: "unary element-wise ops on random layouts and dtypes",
+            generate: unary_case,
+        },
+        Family {
+            name: "binary",
+            about:
+                "add/sub (alpha), mul, div, pow, maximum, minimum, remainder, with Python numbers",
+            generate: binary_case,
+        },
+        Family {
+            name: "compare",
+            about: "eq/ne/lt/le/gt/ge and logical_and/or/xor, mixed dtypes and numbers",
+            generate: compare_case,
+        },
+        Family {
+            name: "where",
+            about: "torch.where with three-way broadcasting and Python numbers",
+            generate: where_case,
+        },
+        Family {
+            name: "inplace",
+            about: "x.op_(...) on expanded, aliased, self-input and lower-dtype targets",
+            generate: inplace_case,
+        },
+        Family {
+            name: "out",
+            about: "out= of other shapes (resized), dtypes, layouts, and inputs as out",
+            generate: out_case,
+        },
+        Family {
+            name: "strides",
+            about: "result layouts: shared or mixed memory orders, channels-last, copies",
+            generate: strides_case,
+        },
+        Family {
+            name: "copy",
+            about: "Tensor.copy_ broadcasting across dtypes, aliasing and overlap",
+            generate: copy_case,
         },
     ]
 }

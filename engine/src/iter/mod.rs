@@ -1,6 +1,31 @@
-//! The iteration plan, after PyTorch's TensorIterator: compute the broadcast shape, order the
-//! dims by stride, coalesce, then run inner loops.
+//! The iteration plan, after PyTorch's TensorIterator: the broadcast shape
+//! ([`compute_shape`]), each operand's strides over it ([`broadcast_strides`]), the dim order
+//! ([`reorder_dims`]), the layout of an output it allocates ([`fast_setup`],
+//! [`output_strides`]), coalesced dims ([`coalesce`]), and the loops ([`Plan`],
+//! [`map_binary`], ...). [`IterSetup`] runs these steps in torch's order, checks included.
+//!
+//! The loops run on the plan by default; [`with_strategy`] swaps in the naive index map, the
+//! oracle the plan is tested against.
 
+mod access;
+mod broadcast;
+mod coalesce;
+mod loops;
+mod output_layout;
 mod perm;
+mod plan;
+mod reorder;
+mod setup;
+mod strategy;
 
+pub use broadcast::{broadcast_strides, compute_shape};
+pub use coalesce::coalesce;
+pub use loops::{map_binary, map_ternary, map_unary};
+pub use output_layout::{
+    channels_last_strides, fast_setup, output_strides, strides_from_perm, FastSetup,
+};
 pub use perm::sort_dims;
+pub use plan::{Block, Plan};
+pub use reorder::reorder_dims;
+pub use setup::{Iter, IterConfig, IterInput, IterSetup};
+pub use strategy::{strategy, with_strategy, Strategy};

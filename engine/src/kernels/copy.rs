@@ -1,20 +1,23 @@
-//! Copying elements between layouts, with dtype conversion.
+//! Copying elements between layouts, with dtype conversion, on the iteration plan.
 
-use crate::{dispatch_dtype, index_map, Element, Error, Result, Tensor};
+use crate::{dispatch_dtype, iter, Element, Result, Tensor};
 
-/// Copies `src` into `dst` element by element (same shape), converting the dtype.
+/// Copies `src` into `dst`, converting the dtype with torch's casts; `src` broadcasts to
+/// `dst`'s shape. No overlap checks: callers copy into memory they own (`clone`, `repeat`,
+/// output temporaries) or check first (`Tensor::copy_`).
+///
+/// ```
+/// use bcast_engine::{kernels::copy_into, DType, Tensor};
+/// let src = Tensor::from_vec(vec![1.5f64, -2.5], &[2]).unwrap();
+/// let dst = Tensor::zeros(&[3, 2], DType::Int64).unwrap();
+/// copy_into(&dst, &src).unwrap();
+/// assert_eq!(dst.to_vec::<i64>().unwrap(), vec![1, -2, 1, -2, 1, -2]);
+/// ```
+///
+/// # Errors
+/// When `src` does not broadcast to `dst`'s shape.
 pub fn copy_into(dst: &Tensor, src: &Tensor) -> Result<()> {
-    if dst.shape() != src.shape() {
-        return Err(Error::internal("copy_into: shapes differ"));
-    }
-    let values = src.to_scalars();
-    let positions = index_map::storage_indices(dst.layout());
-    let mut buffer = dst.storage().write();
-    dispatch_dtype!(dst.dtype(), T => {
-        let data = buffer.as_mut_slice::<T>().ok_or_else(|| Error::internal("copy_into: storage dtype"))?;
-        for (p, v) in positions.into_iter().zip(values) {
-            data[p] = T::from_scalar(v);
-        }
-    });
-    Ok(())
+    dispatch_dtype!(src.dtype(), S => dispatch_dtype!(dst.dtype(), D => {
+        iter::map_unary(dst, src, |v: S| v.cast::<D>())
+    }))
 }

@@ -199,14 +199,14 @@ pub fn broadcast_mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             .zip(&b_pos)
             .map(|(&i, &j)| Some((a_buf.get(i)?, b_buf.get(j)?)))
             .collect::<Option<Vec<(Scalar, Scalar)>>>()
-            .ok_or_else(|| Error::runtime("broadcast_mul: operand view out of bounds"))?
+            .ok_or_else(|| Error::internal("broadcast_mul: operand view out of bounds"))?
     };
     {
         let mut buffer = out.storage().write();
         dispatch_dtype!(dtype, T => {
             let data = buffer
                 .as_mut_slice::<T>()
-                .ok_or_else(|| Error::runtime("broadcast_mul: output dtype"))?;
+                .ok_or_else(|| Error::internal("broadcast_mul: output dtype"))?;
             for (&p, &(x, y)) in out_pos.iter().zip(&pairs) {
                 data[p] = T::from_scalar(x).times(T::from_scalar(y));
             }

@@ -20,7 +20,7 @@ pub fn diagonal(x: &Tensor, dim1: i64, dim2: i64) -> Result<Tensor> {
     let d1 = wrap_dim(dim1, x.ndim())?;
     let d2 = wrap_dim(dim2, x.ndim())?;
     if d1 == d2 {
-        return Err(Error::runtime(format!(
+        return Err(Error::internal(format!(
             "diagonal dimensions cannot be identical {dim1}, {dim2}"
         )));
     }

@@ -79,7 +79,7 @@ pub fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 3 || sb.len() != 3 || sa[0] != sb[0] || sa[2] != sb[1] || a.dtype() != b.dtype()
     {
-        return Err(Error::runtime(format!(
+        return Err(Error::internal(format!(
             "batched_product: incompatible operands {:?} {} and {:?} {}",
             sa,
             a.dtype(),

@@ -20,9 +20,7 @@ fn cpp_type_name(dtype: DType) -> &'static str {
 /// `NotImplementedError: "<kernel>" not implemented for 'Bool'`: no product kernel takes bool.
 fn reject_bool(kernel: &str, dtype: DType) -> Result<()> {
     if dtype == DType::Bool {
-        return Err(Error::not_implemented(format!(
-            "\"{kernel}\" not implemented for 'Bool'"
-        )));
+        return Err(crate::ops::not_implemented(kernel, dtype));
     }
     Ok(())
 }

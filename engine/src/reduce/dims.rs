@@ -1,7 +1,7 @@
 //! Which dims a reduction reduces, with torch's checks and their order.
 
 use crate::shape::wrap_dim;
-use crate::{Error, Result};
+use crate::Result;
 
 /// The order in which torch validates a dim list; it decides which error a list with both an
 /// out-of-range dim and a repeated dim reports.
@@ -35,9 +35,7 @@ pub fn reduction_mask(dims: &[i64], ndim: usize, check: DimCheck) -> Result<Vec<
     let mut seen = vec![false; ndim.max(1)];
     let mut mark = |d: usize| -> Result<()> {
         if std::mem::replace(&mut seen[d], true) {
-            return Err(Error::runtime(format!(
-                "dim {d} appears multiple times in the list of dims"
-            )));
+            return Err(crate::shape::duplicate_dim(d));
         }
         Ok(())
     };

@@ -13,7 +13,7 @@ pub const MAX_WORK: u128 = 1 << 28;
 /// Fails when a call needs more than [`MAX_WORK`] element operations.
 pub(crate) fn check_work(operations: u128) -> Result<()> {
     if operations > MAX_WORK {
-        return Err(Error::runtime(format!(
+        return Err(Error::limit(format!(
             "the reference engine computes at most {MAX_WORK} element operations in one call; this one needs {operations}"
         )));
     }
@@ -131,10 +131,10 @@ impl ReducePlan {
 /// A buffer's elements as `T`, or an error naming both types.
 pub(crate) fn typed_slice<T: Element>(buffer: &Buffer) -> Result<&[T]> {
     buffer.as_slice::<T>().ok_or_else(|| {
-        Error::runtime(format!(
-            "expected scalar type {} but found {}",
-            T::DTYPE.scalar_type_name(),
-            buffer.dtype().scalar_type_name()
+        Error::internal(format!(
+            "read a {} buffer as {}",
+            buffer.dtype().scalar_type_name(),
+            T::DTYPE.scalar_type_name()
         ))
     })
 }

@@ -75,12 +75,35 @@ impl Tensor {
     /// assert!(!c.shares_storage(&x));
     /// ```
     pub fn clone_tensor(&self) -> Result<Tensor> {
+        self.copy_preserving_format(self.dtype())
+    }
+
+    /// `x.to(dtype)`: `x` itself for its own dtype, else a converted copy laid out as
+    /// `clone()` lays it out (torch's `_to_copy` with `preserve_format`).
+    ///
+    /// ```
+    /// # use bcast_engine::{DType, Tensor};
+    /// let x = Tensor::from_vec(vec![1i64, -2, 3, 4], &[2, 2]).unwrap().t().unwrap();
+    /// let f = x.to_dtype(DType::Float32).unwrap();
+    /// assert_eq!((f.dtype(), f.strides()), (DType::Float32, &[1, 2][..]));
+    /// assert_eq!(f.to_vec::<f32>().unwrap(), vec![1.0, 3.0, -2.0, 4.0]);
+    /// ```
+    pub fn to_dtype(&self, dtype: crate::DType) -> Result<Tensor> {
+        if dtype == self.dtype() {
+            return Ok(self.clone());
+        }
+        self.copy_preserving_format(dtype)
+    }
+
+    /// A copy in new storage of `dtype`, with the strides of a dense layout or the memory
+    /// order of any other.
+    fn copy_preserving_format(&self, dtype: crate::DType) -> Result<Tensor> {
         let strides = if self.layout().is_non_overlapping_and_dense() {
             self.strides().to_vec()
         } else {
             infer_dense_strides(self.shape(), self.strides())
         };
-        let out = alloc::empty_strided(self.shape(), &strides, self.dtype())?;
+        let out = alloc::empty_strided(self.shape(), &strides, dtype)?;
         kernels::copy_into(&out, self)?;
         Ok(out)
     }

@@ -41,9 +41,7 @@ impl Tensor {
         for &d in dims {
             let w = wrap_dim(d, self.ndim())?;
             if drop[w] {
-                return Err(Error::runtime(format!(
-                    "dim {w} appears multiple times in the list of dims"
-                )));
+                return Err(crate::shape::duplicate_dim(w));
             }
             drop[w] = true;
         }

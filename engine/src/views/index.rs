@@ -60,7 +60,8 @@ impl Tensor {
             .count()
             > 1
         {
-            return Err(Error::index(
+            return Err(Error::undefined_in_torch(
+                crate::ErrorKind::IndexError,
                 "an index can only have a single ellipsis ('...')",
             ));
         }

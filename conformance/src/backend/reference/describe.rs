@@ -36,7 +36,7 @@ pub fn describe_tensor(t: &Tensor, inputs: &Inputs) -> TensorResult {
     let storage = inputs
         .storages
         .iter()
-        .filter(|(_, s)| !s.is_empty())
+        .filter(|(n, _)| inputs.lengths.get(*n).is_some_and(|&len| len > 0))
         .find(|(_, s)| s.same_as(t.storage()))
         .map(|(n, _)| n.clone());
     let (values, samples) = match sample_positions(t.numel()) {

@@ -4,6 +4,7 @@
 
 mod args;
 mod describe;
+mod elementwise;
 mod linalg;
 mod reduce;
 mod views;
@@ -23,6 +24,9 @@ use std::collections::BTreeMap;
 pub struct Inputs {
     pub storages: BTreeMap<String, Storage>,
     pub tensors: BTreeMap<String, Tensor>,
+    /// Each storage's length as built. A resized `out=` may grow a storage; torch's 1-d view of
+    /// it (what fixtures describe) keeps this length.
+    pub lengths: BTreeMap<String, usize>,
 }
 
 impl Inputs {
@@ -34,6 +38,7 @@ impl Inputs {
             let dtype = storage_dtype(spec).map_err(|m| format!("storage {name}: {m}"))?;
             let values = storage_values(spec).map_err(|m| format!("storage {name}: {m}"))?;
             let scalars: Vec<_> = values.iter().map(|v| v.to_scalar()).collect();
+            inputs.lengths.insert(name.clone(), scalars.len());
             inputs.storages.insert(
                 name.clone(),
                 Storage::new(Buffer::from_scalars(dtype, &scalars)),
@@ -64,7 +69,12 @@ pub type Dispatch = fn(&str, &Args) -> Option<Result<Value, CallError>>;
 /// Interprets a call in the engine. Each op family tries the name in turn.
 pub fn interpret(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
     let args = Args::new(&case.call, inputs);
-    let families: [Dispatch; 3] = [views::dispatch, reduce::dispatch, linalg::dispatch];
+    let families: [Dispatch; 4] = [
+        views::dispatch,
+        elementwise::dispatch,
+        reduce::dispatch,
+        linalg::dispatch,
+    ];
     for family in families {
         if let Some(result) = family(&case.call.fn_, &args) {
             return result;
@@ -90,7 +100,11 @@ pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
             let after: BTreeMap<String, Vec<_>> = inputs
                 .storages
                 .iter()
-                .map(|(n, s)| (n.clone(), s.to_scalars()))
+                .map(|(n, s)| {
+                    let mut values = s.to_scalars();
+                    values.truncate(inputs.lengths.get(n).copied().unwrap_or(0));
+                    (n.clone(), values)
+                })
                 .collect();
             let changed = after
                 .iter()

@@ -56,7 +56,7 @@ pub(super) fn contract(
     }
     let result = ops
         .pop_front()
-        .ok_or_else(|| Error::runtime("einsum(): must provide at least one operand"))?;
+        .ok_or_else(|| Error::internal("einsum contracted no operands"))?;
     if a.total == a.out_num_dim {
         return Ok(result);
     }

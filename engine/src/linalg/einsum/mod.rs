@@ -32,9 +32,7 @@ use parse::{label_char, parse_inputs, Subscript, TOTAL_LABELS};
 /// different sizes; then the errors of the products it runs (`bmm` dtypes, for example).
 pub fn einsum(equation: &str, operands: &[Tensor]) -> Result<Tensor> {
     if operands.is_empty() {
-        return Err(Error::runtime(
-            "einsum(): must provide at least one operand",
-        ));
+        return Err(Error::internal("einsum() needs at least one operand"));
     }
     let (lhs, rhs) = match equation.find("->") {
         Some(p) => (&equation[..p], Some((&equation[p + 2..], p + 2))),

@@ -90,11 +90,7 @@ pub fn parse_inputs(lhs: &str, num_ops: usize) -> Result<Vec<Vec<Subscript>>> {
                 ellipsis_seen = false;
             }
             c if c.is_ascii_alphabetic() => ops[current].push(Subscript::Label(label_index(c))),
-            _ => {
-                return Err(Error::runtime(format!(
-                    "einsum(): invalid subscript given at index {i} in the equation string, subscripts must be in [a-zA-Z]"
-                )))
-            }
+            _ => return Err(invalid_subscript(i)),
         }
         i += 1;
     }
@@ -161,14 +157,16 @@ pub fn parse_output(rhs: &str, offset: usize, label_count: &[usize]) -> Result<V
                 seen[label] = true;
                 out.push(Subscript::Label(label));
             }
-            _ => {
-                return Err(Error::runtime(format!(
-                    "einsum(): invalid subscript given at index {} in the equation string, subscripts must be in [a-zA-Z]",
-                    offset + i
-                )))
-            }
+            _ => return Err(invalid_subscript(offset + i)),
         }
         i += 1;
     }
     Ok(out)
+}
+
+/// torch's error for a character that is not a subscript, at `index` in the equation.
+fn invalid_subscript(index: usize) -> Error {
+    Error::runtime(format!(
+        "einsum(): invalid subscript given at index {index} in the equation string, subscripts must be in [a-zA-Z]"
+    ))
 }

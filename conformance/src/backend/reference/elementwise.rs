@@ -1,0 +1,276 @@
+//! Element-wise ops: unary, binary arithmetic, comparisons and logical ops, `where` and
+//! `copy_`, in their Python spellings (`torch.add(a, b, alpha=2, out=o)`, `a.add(b)`,
+//! `a.add_(b)`), including which arguments Python lets be numbers. Where torch's Python
+//! binding refuses a number with `argument 'other' (position 2) must be Tensor, not int`,
+//! so does this; calls refused with a list of overloads are not expressed.
+
+use super::{Args, CallError, Value};
+use crate::case::Arg;
+use bcast_engine::ops::{
+    binary, compare, copy_, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
+};
+use bcast_engine::{Error, Tensor};
+
+/// How a call is spelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// `torch.NAME(...)`.
+    Function,
+    /// `x.NAME(...)`.
+    Method,
+    /// `x.NAME_(...)`.
+    InPlace,
+}
+
+/// The op families of this module.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Op {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+    Compare(CompareOp),
+    Where,
+    Copy,
+}
+
+fn parse(name: &str) -> Option<(Form, Op)> {
+    let (form, base) = if let Some(n) = name.strip_prefix("torch.") {
+        (Form::Function, n)
+    } else if let Some(n) = name.strip_prefix("Tensor.") {
+        match n.strip_suffix('_') {
+            Some(b) => (Form::InPlace, b),
+            None => (Form::Method, n),
+        }
+    } else {
+        return None;
+    };
+    let op = if let Some(op) = UnaryOp::from_name(base) {
+        Op::Unary(op)
+    } else if let Some(op) = BinaryOp::from_name(base) {
+        Op::Binary(op)
+    } else if let Some(op) = CompareOp::from_name(base) {
+        Op::Compare(op)
+    } else if base == "where" && form != Form::InPlace {
+        Op::Where
+    } else if base == "copy" && form == Form::InPlace {
+        Op::Copy
+    } else {
+        return None;
+    };
+    // torch has no in-place maximum/minimum.
+    if form == Form::InPlace && matches!(op, Op::Binary(BinaryOp::Maximum | BinaryOp::Minimum)) {
+        return None;
+    }
+    Some((form, op))
+}
+
+/// `torch.max(a, b)` and `torch.min(a, b)` (and the methods): with two tensors they are
+/// `maximum` and `minimum`. Their reduction forms (one tensor, or a dim) are not element-wise.
+fn max_min_of_two(name: &str, a: &Args) -> Option<(Form, Op)> {
+    let op = match name {
+        "torch.max" | "Tensor.max" => BinaryOp::Maximum,
+        "torch.min" | "Tensor.min" => BinaryOp::Minimum,
+        _ => return None,
+    };
+    let both_tensors = a.len() == 2 && (0..2).all(|i| matches!(a.get(i), Some(Arg::Tensor(_))));
+    let form = if name.starts_with("torch.") {
+        Form::Function
+    } else {
+        Form::Method
+    };
+    both_tensors.then_some((form, Op::Binary(op)))
+}
+
+/// Runs `name` if it is an element-wise op; `None` when it is not.
+pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
+    let (form, op) = parse(name).or_else(|| max_min_of_two(name, a))?;
+    Some(run(name, form, op, a).map(Value::Tensor))
+}
+
+/// The Python type name of a number argument, as torch's binding prints it.
+fn py_type(arg: &Arg) -> Option<&'static str> {
+    match arg {
+        Arg::Int(_) => Some("int"),
+        Arg::Float(_) => Some("float"),
+        Arg::Bool(_) => Some("bool"),
+        _ => None,
+    }
+}
+
+/// What torch's Python binding does with a number passed for a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Number {
+    /// Wraps it as a 0-d tensor.
+    Ok,
+    /// `TypeError: NAME(): argument 'other' (position 2) must be Tensor, not int`.
+    Refused,
+    /// Refused with the list of overloads: not expressed here.
+    Unexpressed,
+}
+
+/// One positional parameter of the Python signature.
+struct Param {
+    name: &'static str,
+    number: Number,
+}
+
+fn unsupported<T>(msg: String) -> Result<T, CallError> {
+    Err(CallError::Unsupported(msg))
+}
+
+/// Resolves positional arguments against the Python signature: tensors and (where allowed)
+/// numbers; a refused number raises the binding's `TypeError`, naming the first bad one.
+/// Methods do not count `self` among the positions.
+fn operands(
+    a: &Args,
+    fn_name: &str,
+    form: Form,
+    params: &[Param],
+) -> Result<Vec<Operand>, CallError> {
+    if a.len() != params.len() {
+        return unsupported(format!("{fn_name}: expected {} arguments", params.len()));
+    }
+    let mut out = Vec::new();
+    for (i, p) in params.iter().enumerate() {
+        let arg = a
+            .get(i)
+            .ok_or_else(|| CallError::Unsupported(format!("{fn_name}: missing argument {i}")))?;
+        if let Arg::Tensor(_) = arg {
+            out.push(Operand::Tensor(a.as_tensor(arg)?));
+            continue;
+        }
+        let Some(ty) = py_type(arg) else {
+            return unsupported(format!("{fn_name}: argument {i} is {arg:?}"));
+        };
+        if form != Form::Function && i == 0 {
+            return unsupported(format!("{fn_name}: a number as self"));
+        }
+        match p.number {
+            Number::Ok => out.push(Operand::Number(a.as_scalar(arg)?)),
+            Number::Unexpressed => {
+                return unsupported(format!("{fn_name}: a number for {}", p.name))
+            }
+            Number::Refused => {
+                let position = if form == Form::Function { i + 1 } else { i };
+                return Err(CallError::Engine(Error::type_error(format!(
+                    "{fn_name}(): argument '{}' (position {position}) must be Tensor, not {ty}",
+                    p.name
+                ))));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn tensor_of(op: &Operand) -> Result<&Tensor, CallError> {
+    op.as_tensor()
+        .ok_or_else(|| CallError::Unsupported("expected a tensor".into()))
+}
+
+fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
+    let py_name = name
+        .trim_start_matches("torch.")
+        .trim_start_matches("Tensor.");
+    let out = match a.kwarg("out") {
+        Some(arg) if form == Form::Function => Some(a.as_tensor(arg)?),
+        Some(_) => return unsupported(format!("{name}: out= on a method")),
+        None => None,
+    };
+    let allowed: &[&str] = match op {
+        Op::Binary(BinaryOp::Add(_) | BinaryOp::Sub(_)) => &["out", "alpha"],
+        _ => &["out"],
+    };
+    a.only_kwargs(allowed)?;
+    let p = |name: &'static str, number: Number| Param { name, number };
+    let result = match op {
+        Op::Unary(u) => {
+            let ops = operands(a, py_name, form, &[p("input", Number::Refused)])?;
+            let x = tensor_of(&ops[0])?;
+            match form {
+                Form::InPlace => unary(u, x, Some(x)),
+                _ => unary(u, x, out.as_ref()),
+            }
+        }
+        Op::Binary(b) => {
+            let number = if matches!(b, BinaryOp::Maximum | BinaryOp::Minimum) {
+                Number::Refused
+            } else {
+                Number::Ok
+            };
+            // remainder(Number, Tensor) has no out= overload.
+            let first = if b == BinaryOp::Remainder && out.is_some() {
+                Number::Unexpressed
+            } else {
+                number
+            };
+            let ops = operands(a, py_name, form, &[p("input", first), p("other", number)])?;
+            if ops.iter().all(|o| o.as_tensor().is_none())
+                && matches!(b, BinaryOp::Pow | BinaryOp::Remainder)
+            {
+                return unsupported(format!("{name} of two numbers"));
+            }
+            let b = match a.kwarg("alpha") {
+                Some(arg) => b
+                    .with_alpha(a.as_scalar(arg)?)
+                    .ok_or_else(|| CallError::Unsupported("alpha".into()))?,
+                None => b,
+            };
+            let (x, y) = (ops[0].clone(), ops[1].clone());
+            match form {
+                Form::InPlace => {
+                    let target = tensor_of(&x)?.clone();
+                    binary(b, x, y, Some(&target))
+                }
+                _ => binary(b, x, y, out.as_ref()),
+            }
+        }
+        Op::Compare(c) => {
+            let params = if c.is_logical() {
+                [p("input", Number::Refused), p("other", Number::Refused)]
+            } else {
+                [p("input", Number::Unexpressed), p("other", Number::Ok)]
+            };
+            let ops = operands(a, py_name, form, &params)?;
+            let (x, y) = (ops[0].clone(), ops[1].clone());
+            match form {
+                Form::InPlace => {
+                    let target = tensor_of(&x)?.clone();
+                    compare(c, x, y, Some(&target))
+                }
+                _ => compare(c, x, y, out.as_ref()),
+            }
+        }
+        Op::Where => {
+            // torch.where(condition, input, other); x.where(condition, other) is
+            // torch.where(condition, x, other). The out= overload takes tensors only.
+            let number = if out.is_none() {
+                Number::Ok
+            } else {
+                Number::Refused
+            };
+            let ops = if form == Form::Method {
+                let params = [
+                    p("self", Number::Unexpressed),
+                    p("condition", Number::Unexpressed),
+                    p("other", Number::Ok),
+                ];
+                let ops = operands(a, py_name, form, &params)?;
+                vec![ops[1].clone(), ops[0].clone(), ops[2].clone()]
+            } else {
+                let params = [
+                    p("condition", Number::Unexpressed),
+                    p("input", number),
+                    p("other", number),
+                ];
+                operands(a, py_name, form, &params)?
+            };
+            let cond = tensor_of(&ops[0])?;
+            r#where(cond, ops[1].clone(), ops[2].clone(), out.as_ref())
+        }
+        Op::Copy => {
+            let params = [p("self", Number::Unexpressed), p("src", Number::Ok)];
+            let ops = operands(a, py_name, form, &params)?;
+            copy_(tensor_of(&ops[0])?, ops[1].clone())
+        }
+    };
+    Ok(result?)
+}

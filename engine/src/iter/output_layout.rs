@@ -1,0 +1,108 @@
+//! The strides TensorIterator gives an output it allocates or resizes: a fast setup when every
+//! operand agrees on a layout, else strides that follow the dim order of the inputs.
+
+use crate::layout::contiguous_strides;
+use crate::Layout;
+
+/// TensorIterator's fast setups (`compute_fast_setup_type`): the layouts every participating
+/// operand shares, when they all have the same shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FastSetup {
+    /// Every operand is contiguous (row-major): the output is too.
+    Contiguous,
+    /// Every operand is channels-last contiguous (4-d): so is the output.
+    ChannelsLast,
+    /// Every operand is non-overlapping and dense with the same strides: the output takes them.
+    Dense(Vec<usize>),
+}
+
+/// The fast setup for operands that all have one shape (`same_shape`), or `None`.
+/// `layouts` are the operands that take part (outputs that will be resized do not), outputs
+/// first; the dense case copies the strides of the last one.
+///
+/// ```
+/// # use bcast_engine::{iter::{fast_setup, FastSetup}, Layout};
+/// let t = Layout::new(vec![2, 3], vec![1, 2], 0).unwrap();
+/// assert_eq!(fast_setup(true, &[&t, &t]), Some(FastSetup::Dense(vec![1, 2])));
+/// let c = Layout::contiguous(&[2, 3]);
+/// assert_eq!(fast_setup(true, &[&t, &c]), None);
+/// assert_eq!(fast_setup(true, &[&c, &c]), Some(FastSetup::Contiguous));
+/// ```
+pub fn fast_setup(same_shape: bool, layouts: &[&Layout]) -> Option<FastSetup> {
+    if !same_shape {
+        return None;
+    }
+    if layouts.iter().all(|l| l.is_contiguous()) {
+        return Some(FastSetup::Contiguous);
+    }
+    if layouts.iter().all(|l| l.is_channels_last_contiguous()) {
+        return Some(FastSetup::ChannelsLast);
+    }
+    if !layouts.iter().all(|l| l.is_non_overlapping_and_dense()) {
+        return None;
+    }
+    let last = layouts.last()?;
+    if layouts.iter().any(|l| l.strides() != last.strides()) {
+        return None;
+    }
+    Some(FastSetup::Dense(last.strides().to_vec()))
+}
+
+/// Channels-last strides of a 4-d shape, as `empty(..., memory_format=torch.channels_last)`
+/// makes them (no size clamping: a 0 size gives 0 strides after it). Other ranks get
+/// row-major strides.
+///
+/// ```
+/// # use bcast_engine::iter::channels_last_strides;
+/// assert_eq!(channels_last_strides(&[2, 3, 4, 5]), vec![60, 1, 15, 3]);
+/// ```
+pub fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
+    if shape.len() != 4 {
+        return contiguous_strides(shape);
+    }
+    let mut s = vec![0; 4];
+    s[1] = 1;
+    s[3] = shape[1];
+    s[2] = s[3].wrapping_mul(shape[3]);
+    s[0] = s[2].wrapping_mul(shape[2]);
+    s
+}
+
+/// The strides of a new output in the iteration's dim order (`allocate_or_resize_outputs`):
+/// dense strides growing along `perm` (sizes multiply unclamped), or plain row-major strides
+/// when `perm` is exactly the reversed dims (or is not a permutation of the dims at all).
+///
+/// ```
+/// # use bcast_engine::iter::strides_from_perm;
+/// assert_eq!(strides_from_perm(&[3, 2], &[0, 1]), vec![1, 3]);
+/// assert_eq!(strides_from_perm(&[2, 0, 3], &[2, 1, 0]), vec![3, 3, 1]);
+/// ```
+pub fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Vec<usize> {
+    let ndim = shape.len();
+    let mut seen = vec![false; ndim];
+    let is_permutation = perm.len() == ndim
+        && perm
+            .iter()
+            .all(|&d| d < ndim && !std::mem::replace(&mut seen[d], true));
+    if !is_permutation || perm.iter().enumerate().all(|(j, &d)| d + j + 1 == ndim) {
+        return contiguous_strides(shape);
+    }
+    let mut strides = vec![0; ndim];
+    let mut next = 1usize;
+    for &d in perm {
+        strides[d] = next;
+        next = next.wrapping_mul(shape[d]);
+    }
+    strides
+}
+
+/// The strides of an output allocated for an iteration of `shape`: the fast setup's, else
+/// [`strides_from_perm`].
+pub fn output_strides(shape: &[usize], fast: Option<&FastSetup>, perm: &[usize]) -> Vec<usize> {
+    match fast {
+        Some(FastSetup::Contiguous) => contiguous_strides(shape),
+        Some(FastSetup::ChannelsLast) => channels_last_strides(shape),
+        Some(FastSetup::Dense(strides)) => strides.clone(),
+        None => strides_from_perm(shape, perm),
+    }
+}

@@ -1,0 +1,357 @@
+//! Setting up one element-wise call the way TensorIterator's `build` does, in its order:
+//! overlap checks, the broadcast shape, whether the output is resized, then (the op's part)
+//! dtypes, then the output's layout. Each step raises torch's error at the point torch does.
+
+use super::{broadcast_strides, compute_shape, fast_setup, output_strides, reorder_dims};
+use crate::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
+use crate::result_type::{result_type, Participant};
+use crate::shape::format_shape;
+use crate::{alloc, kernels, resize, DType, Error, Layout, Result, Scalar, Tensor};
+
+/// What a call asks of the setup (the parts of torch's `TensorIteratorConfig` used here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IterConfig {
+    /// Refuse an output that overlaps itself or partially overlaps an input.
+    pub check_mem_overlap: bool,
+    /// Resize an `out=` tensor of another shape (not an in-place target, which is also an
+    /// input) instead of failing.
+    pub resize_outputs: bool,
+}
+
+impl Default for IterConfig {
+    fn default() -> IterConfig {
+        IterConfig {
+            check_mem_overlap: true,
+            resize_outputs: true,
+        }
+    }
+}
+
+/// One input: a tensor, or a Python number wrapped as a 0-d tensor (which ranks lowest in
+/// [`result_type`]).
+#[derive(Debug, Clone)]
+pub struct IterInput {
+    tensor: Tensor,
+    number: Option<Scalar>,
+}
+
+impl IterInput {
+    /// A tensor input.
+    pub fn tensor(t: &Tensor) -> IterInput {
+        IterInput {
+            tensor: t.clone(),
+            number: None,
+        }
+    }
+
+    /// A Python number, wrapped as torch wraps it: a 0-d `bool`, `int64` or `float64` tensor.
+    pub fn number(value: Scalar) -> IterInput {
+        let dtype = match value {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::Int64,
+            Scalar::Float(_) => DType::Float64,
+        };
+        IterInput {
+            tensor: Tensor::scalar_tensor(value, dtype),
+            number: Some(value),
+        }
+    }
+
+    /// The tensor (for a number, its 0-d wrapper).
+    pub fn as_tensor(&self) -> &Tensor {
+        &self.tensor
+    }
+
+    /// The Python number, when this input is one.
+    pub fn number_value(&self) -> Option<Scalar> {
+        self.number
+    }
+
+    /// How `result_type` sees this input.
+    pub fn participant(&self) -> Participant {
+        match self.number {
+            Some(v) => Participant::number(v),
+            None => Participant::tensor(self.tensor.dtype(), self.tensor.ndim()),
+        }
+    }
+}
+
+/// The output slot: the tensor the caller gave (`out=` or the in-place target), and the
+/// temporary the kernel writes when that tensor's dtype is not the compute dtype.
+#[derive(Debug, Clone, Default)]
+struct Output {
+    given: Option<Tensor>,
+    temp: Option<Tensor>,
+    will_resize: bool,
+}
+
+impl Output {
+    /// The tensor the kernel writes, if one exists yet.
+    fn target(&self) -> Option<&Tensor> {
+        self.temp.as_ref().or(self.given.as_ref())
+    }
+}
+
+/// A call being set up: one output slot, then the inputs.
+///
+/// ```
+/// use bcast_engine::iter::{IterConfig, IterInput, IterSetup};
+/// use bcast_engine::{DType, Tensor};
+/// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
+/// let setup = IterSetup::new(IterConfig::default(), None, vec![IterInput::tensor(&a), IterInput::number(2.into())]).unwrap();
+/// assert_eq!(setup.shape(), &[3, 1]);
+/// assert_eq!(setup.result_type(), DType::Float32);
+/// let iter = setup.finish(DType::Float32).unwrap();
+/// assert_eq!(iter.output().strides(), &[1, 1]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct IterSetup {
+    output: Output,
+    inputs: Vec<IterInput>,
+    shape: Vec<usize>,
+    same_shape: bool,
+}
+
+impl IterSetup {
+    /// Checks overlaps, computes the broadcast shape and decides whether `out` is resized.
+    ///
+    /// # Errors
+    /// In torch's order: internal overlap of `out`, partial overlap of an input with `out`,
+    /// shapes that do not broadcast, and an `out` (or in-place target) of the wrong shape.
+    pub fn new(config: IterConfig, out: Option<&Tensor>, inputs: Vec<IterInput>) -> Result<Self> {
+        let read_write = out.is_some_and(|o| inputs.iter().any(|i| i.tensor.is_same(o)));
+        if let (true, Some(o)) = (config.check_mem_overlap, out) {
+            assert_no_internal_overlap(o)?;
+            for input in inputs.iter().filter(|i| !i.tensor.is_same(o)) {
+                assert_no_partial_overlap(o, &input.tensor)?;
+            }
+        }
+        let mut shapes: Vec<&[usize]> = Vec::new();
+        if let (false, Some(o)) = (config.resize_outputs, out) {
+            shapes.push(o.shape());
+        }
+        shapes.extend(inputs.iter().map(|i| i.tensor.shape()));
+        let (shape, same_shape) = compute_shape(&shapes)?;
+        let mut will_resize = false;
+        if let Some(o) = out {
+            if o.shape() != shape.as_slice() {
+                if config.resize_outputs && !read_write {
+                    will_resize = true;
+                } else {
+                    return Err(Error::runtime(format!(
+                        "output with shape {} doesn't match the broadcast shape {}",
+                        format_shape(o.shape()),
+                        format_shape(&shape)
+                    )));
+                }
+            }
+        }
+        Ok(IterSetup {
+            output: Output {
+                given: out.cloned(),
+                temp: None,
+                will_resize,
+            },
+            inputs,
+            shape,
+            same_shape,
+        })
+    }
+
+    /// The broadcast shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The inputs, in order.
+    pub fn inputs(&self) -> &[IterInput] {
+        &self.inputs
+    }
+
+    /// torch's `result_type` over the inputs.
+    pub fn result_type(&self) -> DType {
+        let parts: Vec<Participant> = self.inputs.iter().map(IterInput::participant).collect();
+        result_type(&parts)
+    }
+
+    /// For ops that compute in their inputs' own dtype (`check_all_same_dtype`): the first
+    /// input's dtype, when the output and every input have it.
+    ///
+    /// # Errors
+    /// `Found dtype Long but expected Float`, naming the first operand (output first) whose
+    /// dtype differs.
+    pub fn check_all_same_dtype(&self) -> Result<DType> {
+        let common = self
+            .inputs
+            .first()
+            .map(|i| i.tensor.dtype())
+            .ok_or_else(|| Error::internal("an iteration needs an input"))?;
+        let operands = self
+            .output
+            .given
+            .iter()
+            .chain(self.inputs.iter().map(|i| &i.tensor));
+        for t in operands {
+            if t.dtype() != common {
+                return Err(Error::runtime(format!(
+                    "Found dtype {} but expected {}",
+                    t.dtype().scalar_type_name(),
+                    common.scalar_type_name()
+                )));
+            }
+        }
+        Ok(common)
+    }
+
+    /// torch's `enforce_safe_casting_to_output`: the result may not go down a category.
+    ///
+    /// # Errors
+    /// `result type Float can't be cast to the desired output type Long`.
+    pub fn check_safe_cast(&self, common: DType) -> Result<()> {
+        if let Some(o) = &self.output.given {
+            if o.dtype() != common && !common.can_cast_to(o.dtype()) {
+                return Err(Error::runtime(format!(
+                    "result type {} can't be cast to the desired output type {}",
+                    common.scalar_type_name(),
+                    o.dtype().scalar_type_name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// torch's `cast_common_dtype_to_outputs`: an output of another dtype is computed into a
+    /// contiguous temporary of `dtype` and copied back at the end.
+    ///
+    /// # Errors
+    /// When the temporary cannot be allocated.
+    pub fn compute_output_in(&mut self, dtype: DType) -> Result<()> {
+        if let Some(o) = &self.output.given {
+            if o.dtype() != dtype {
+                self.output.temp = Some(alloc::empty_strided(
+                    o.shape(),
+                    &crate::layout::contiguous_strides(o.shape()),
+                    dtype,
+                )?);
+            }
+        }
+        Ok(())
+    }
+
+    /// torch's `promote_inputs_to_common_dtype`: each input of another dtype is replaced by
+    /// its conversion ([`Tensor::to_dtype`], which decides its layout).
+    ///
+    /// # Errors
+    /// When a conversion cannot be allocated.
+    pub fn promote_inputs(&mut self, dtype: DType) -> Result<()> {
+        for input in &mut self.inputs {
+            if input.tensor.dtype() != dtype {
+                input.tensor = input.tensor.to_dtype(dtype)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Lays out the output: allocates it (of `new_dtype`) when none was given, resizes a
+    /// given one of another shape, with the fast setup's strides or the dim order's.
+    ///
+    /// # Errors
+    /// When memory cannot be allocated.
+    pub fn finish(self, new_dtype: DType) -> Result<Iter> {
+        let IterSetup {
+            mut output,
+            inputs,
+            shape,
+            same_shape,
+        } = self;
+        let needs_layout = output.given.is_none() || output.will_resize;
+        if needs_layout {
+            let mut layouts: Vec<&Layout> = Vec::new();
+            if !output.will_resize {
+                layouts.extend(output.target().map(Tensor::layout));
+            }
+            layouts.extend(inputs.iter().map(|i| i.tensor.layout()));
+            let fast = fast_setup(same_shape, &layouts);
+            let perm = match fast {
+                Some(_) => Vec::new(),
+                None => {
+                    let strides: Vec<Vec<usize>> = layouts
+                        .iter()
+                        .map(|l| broadcast_strides(&shape, l))
+                        .collect();
+                    let views: Vec<&[usize]> = strides.iter().map(Vec::as_slice).collect();
+                    reorder_dims(&shape, &views)
+                }
+            };
+            let strides = output_strides(&shape, fast.as_ref(), &perm);
+            match &output.given {
+                None => output.given = Some(alloc::empty_strided(&shape, &strides, new_dtype)?),
+                Some(given) => {
+                    output.given = Some(resize::resize_output(given, &shape, &strides)?);
+                    if let Some(temp) = &output.temp {
+                        output.temp = Some(alloc::empty_strided(&shape, &strides, temp.dtype())?);
+                    }
+                }
+            }
+        }
+        let Output { given, temp, .. } = output;
+        let (target, copy_back) = match (given, temp) {
+            (Some(given), Some(temp)) => (temp, Some(given)),
+            (Some(given), None) => (given, None),
+            (None, _) => return Err(Error::internal("no output")),
+        };
+        Ok(Iter {
+            target,
+            copy_back,
+            inputs,
+            shape,
+        })
+    }
+}
+
+/// A call ready to run: the output the kernel writes, and the inputs, all of the broadcast
+/// shape or broadcastable to it.
+#[derive(Debug, Clone)]
+pub struct Iter {
+    target: Tensor,
+    copy_back: Option<Tensor>,
+    inputs: Vec<IterInput>,
+    shape: Vec<usize>,
+}
+
+impl Iter {
+    /// The tensor the kernel writes (a temporary when the output's dtype differs).
+    pub fn output(&self) -> &Tensor {
+        &self.target
+    }
+
+    /// The inputs, as the kernel reads them (converted where the op promoted them).
+    pub fn inputs(&self) -> &[IterInput] {
+        &self.inputs
+    }
+
+    /// The broadcast shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The number of elements the kernel writes.
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Copies a temporary back into the given output (torch's `cast_outputs`) and returns
+    /// the result: the given output (resized if it was), or the new one.
+    ///
+    /// # Errors
+    /// When the copy fails.
+    pub fn into_result(self) -> Result<Tensor> {
+        match self.copy_back {
+            Some(given) => {
+                kernels::copy_into(&given, &self.target)?;
+                Ok(given)
+            }
+            None => Ok(self.target),
+        }
+    }
+}

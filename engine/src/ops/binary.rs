@@ -1,0 +1,236 @@
+//! Two-input arithmetic: `add` and `sub` (with `alpha`), `mul`, true division `div`, `pow`,
+//! `maximum`, `minimum`, `remainder`, with torch's dtype rules and checks.
+//!
+//! ```
+//! use bcast_engine::ops::{binary, BinaryOp};
+//! use bcast_engine::{DType, Tensor};
+//! let a = Tensor::from_vec(vec![1i64, 2, 3], &[3, 1]).unwrap();
+//! let b = Tensor::from_vec(vec![2i64, 4], &[2]).unwrap();
+//! let q = binary(BinaryOp::Div, &a, &b, None).unwrap();
+//! assert_eq!((q.shape(), q.dtype()), (&[3, 2][..], DType::Float32));
+//! assert_eq!(q.to_vec::<f32>().unwrap(), vec![0.5, 0.25, 1.0, 0.5, 1.5, 0.75]);
+//! let s = binary(BinaryOp::Add(1.into()), &a, 0.5, None).unwrap();
+//! assert_eq!(s.dtype(), DType::Float32);
+//! ```
+
+use super::integer;
+use super::pow::{pow_number_tensor, pow_tensor_number};
+use super::real::{self, Real};
+use super::{not_implemented, Operand};
+use crate::iter::{map_binary, Iter, IterConfig, IterInput, IterSetup};
+use crate::result_type::is_integral_or_bool;
+use crate::{DType, Element, Error, Result, Scalar, Tensor};
+
+/// A two-input arithmetic op. `Add` and `Sub` carry torch's `alpha` (`a + alpha * b`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BinaryOp {
+    Add(Scalar),
+    Sub(Scalar),
+    Mul,
+    Div,
+    Pow,
+    Maximum,
+    Minimum,
+    Remainder,
+}
+
+impl BinaryOp {
+    /// Every op, `alpha` 1 where it has one.
+    pub const ALL: [BinaryOp; 8] = [
+        BinaryOp::Add(Scalar::Int(1)),
+        BinaryOp::Sub(Scalar::Int(1)),
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Pow,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::Remainder,
+    ];
+
+    /// torch's name, e.g. `"remainder"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add(_) => "add",
+            BinaryOp::Sub(_) => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Pow => "pow",
+            BinaryOp::Maximum => "maximum",
+            BinaryOp::Minimum => "minimum",
+            BinaryOp::Remainder => "remainder",
+        }
+    }
+
+    /// Parses [`BinaryOp::name`] (`alpha` 1).
+    pub fn from_name(name: &str) -> Option<BinaryOp> {
+        BinaryOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// The same op with another `alpha`; `None` for ops without one.
+    pub fn with_alpha(self, alpha: Scalar) -> Option<BinaryOp> {
+        match self {
+            BinaryOp::Add(_) => Some(BinaryOp::Add(alpha)),
+            BinaryOp::Sub(_) => Some(BinaryOp::Sub(alpha)),
+            _ => None,
+        }
+    }
+}
+
+/// torch's `sub_check`: no bool operand (a Python `True` counts).
+fn sub_check(a: DType, b: DType) -> Result<()> {
+    if a == DType::Bool && b == DType::Bool {
+        return Err(Error::runtime("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."));
+    }
+    if a == DType::Bool || b == DType::Bool {
+        return Err(Error::runtime("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."));
+    }
+    Ok(())
+}
+
+/// torch's `alpha_check` against the computation dtype.
+fn alpha_check(dtype: DType, alpha: Scalar) -> Result<()> {
+    if alpha.is_bool() && dtype != DType::Bool {
+        return Err(Error::runtime(
+            "Boolean alpha only supported for Boolean results.",
+        ));
+    }
+    if !dtype.is_floating() && alpha.is_float() {
+        return Err(Error::runtime(
+            "For integral input tensors, argument alpha must not be a floating point number.",
+        ));
+    }
+    Ok(())
+}
+
+/// `torch.NAME(a, b, out=out)` (or `a.NAME(b)` without `out`). Either operand may be a Python
+/// number. Returns the new tensor, or `out` (resized when its shape differed).
+///
+/// # Errors
+/// torch's, in its order: bool subtraction; overlap of `out`; shapes that do not broadcast;
+/// the shape of `out` where it cannot be resized; a result dtype `out` cannot hold; `alpha`;
+/// ops not implemented for bool; integer `remainder` by zero.
+pub fn binary(
+    op: BinaryOp,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
+    let (a, b) = (a.into(), b.into());
+    if op == BinaryOp::Pow {
+        match (&a, &b) {
+            (Operand::Tensor(base), Operand::Number(e)) => return pow_tensor_number(base, *e, out),
+            (Operand::Number(base), Operand::Tensor(e)) => return pow_number_tensor(*base, e, out),
+            _ => {}
+        }
+    }
+    binary_inputs(op, a.input(), b.input(), out)
+}
+
+/// [`binary`] on iteration inputs, without `pow`'s number forms (which call it).
+pub(crate) fn binary_inputs(
+    op: BinaryOp,
+    a: IterInput,
+    b: IterInput,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
+    if let BinaryOp::Sub(_) = op {
+        sub_check(a.as_tensor().dtype(), b.as_tensor().dtype())?;
+    }
+    let mut setup = IterSetup::new(IterConfig::default(), out, vec![a, b])?;
+    let mut common = setup.result_type();
+    if op == BinaryOp::Div && is_integral_or_bool(common) {
+        common = DType::Float32;
+    }
+    setup.check_safe_cast(common)?;
+    setup.compute_output_in(common)?;
+    setup.promote_inputs(common)?;
+    let iter = setup.finish(common)?;
+    if let BinaryOp::Add(alpha) | BinaryOp::Sub(alpha) = op {
+        alpha_check(common, alpha)?;
+    }
+    run(op, &iter, common)?;
+    iter.into_result()
+}
+
+/// `a.NAME_(b)`: the op written into `a` itself.
+///
+/// # Errors
+/// As for [`binary`], with `a` as the output.
+pub fn binary_(op: BinaryOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    binary(op, a, b, Some(a))
+}
+
+/// `alpha` as the kernel uses it: negated for `sub`.
+fn signed_alpha(op: BinaryOp) -> Scalar {
+    match op {
+        BinaryOp::Sub(Scalar::Int(i)) => Scalar::Int(i.wrapping_neg()),
+        BinaryOp::Sub(Scalar::Float(f)) => Scalar::Float(-f),
+        BinaryOp::Add(alpha) | BinaryOp::Sub(alpha) => alpha,
+        _ => Scalar::Int(1),
+    }
+}
+
+fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
+    let out = iter.output();
+    let (a, b) = (iter.inputs()[0].as_tensor(), iter.inputs()[1].as_tensor());
+    let alpha = signed_alpha(op);
+    match dtype {
+        DType::Bool => {
+            let al = alpha.to_bool();
+            match op {
+                BinaryOp::Add(_) => map_binary(out, a, b, move |x: bool, y: bool| x | (al & y)),
+                BinaryOp::Mul | BinaryOp::Minimum => {
+                    map_binary(out, a, b, |x: bool, y: bool| x & y)
+                }
+                BinaryOp::Maximum => map_binary(out, a, b, |x: bool, y: bool| x | y),
+                BinaryOp::Pow => Err(not_implemented("pow", DType::Bool)),
+                BinaryOp::Remainder => Err(not_implemented("remainder_cpu", DType::Bool)),
+                BinaryOp::Sub(_) | BinaryOp::Div => {
+                    Err(Error::internal(format!("{} on bool", op.name())))
+                }
+            }
+        }
+        DType::Int64 => {
+            let al = i64::from_scalar(alpha);
+            match op {
+                BinaryOp::Add(_) | BinaryOp::Sub(_) => {
+                    map_binary(out, a, b, move |x: i64, y: i64| {
+                        x.wrapping_add(al.wrapping_mul(y))
+                    })
+                }
+                BinaryOp::Mul => map_binary(out, a, b, i64::wrapping_mul),
+                BinaryOp::Pow => map_binary(out, a, b, integer::powi),
+                BinaryOp::Maximum => map_binary(out, a, b, i64::max),
+                BinaryOp::Minimum => map_binary(out, a, b, i64::min),
+                BinaryOp::Remainder => {
+                    if iter.numel() > 0 && b.to_vec::<i64>()?.contains(&0) {
+                        return Err(Error::runtime("ZeroDivisionError"));
+                    }
+                    map_binary(out, a, b, integer::remainder)
+                }
+                BinaryOp::Div => Err(Error::internal("div on int64")),
+            }
+        }
+        DType::Float32 => run_real::<f32>(op, out, a, b, alpha),
+        DType::Float64 => run_real::<f64>(op, out, a, b, alpha),
+    }
+}
+
+fn run_real<T: Real>(
+    op: BinaryOp,
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    alpha: Scalar,
+) -> Result<()> {
+    let al = T::from_scalar(alpha);
+    match op {
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => map_binary(out, a, b, move |x: T, y: T| x + al * y),
+        BinaryOp::Mul => map_binary(out, a, b, |x: T, y: T| x * y),
+        BinaryOp::Div => map_binary(out, a, b, |x: T, y: T| x / y),
+        BinaryOp::Pow => map_binary(out, a, b, T::powf),
+        BinaryOp::Maximum => map_binary(out, a, b, real::maximum::<T>),
+        BinaryOp::Minimum => map_binary(out, a, b, real::minimum::<T>),
+        BinaryOp::Remainder => map_binary(out, a, b, real::remainder::<T>),
+    }
+}

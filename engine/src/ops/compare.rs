@@ -1,0 +1,126 @@
+//! Comparisons (`eq`, `ne`, `lt`, `le`, `gt`, `ge`) and the logical binary ops (`logical_and`,
+//! `logical_or`, `logical_xor`): inputs promoted to their result dtype, a `bool` result, or
+//! any dtype when written into `out=` or in place (`x.eq_(y)` keeps `x`'s dtype).
+//!
+//! ```
+//! use bcast_engine::ops::{compare, CompareOp};
+//! use bcast_engine::{DType, Tensor};
+//! let x = Tensor::from_vec(vec![16_777_217i64], &[1]).unwrap();
+//! // int64 against a Python float compares in float32, where both round to 2^24.
+//! let r = compare(CompareOp::Eq, &x, 16_777_216.0, None).unwrap();
+//! assert_eq!((r.dtype(), r.to_vec::<bool>().unwrap()), (DType::Bool, vec![true]));
+//! ```
+
+use super::Operand;
+use crate::iter::{map_binary, IterConfig, IterSetup};
+use crate::{dispatch_dtype, DType, Element, Result, Tensor};
+
+/// A comparison or logical binary op: a predicate of two elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+}
+
+impl CompareOp {
+    /// Every op.
+    pub const ALL: [CompareOp; 9] = [
+        CompareOp::Eq,
+        CompareOp::Ne,
+        CompareOp::Lt,
+        CompareOp::Le,
+        CompareOp::Gt,
+        CompareOp::Ge,
+        CompareOp::LogicalAnd,
+        CompareOp::LogicalOr,
+        CompareOp::LogicalXor,
+    ];
+
+    /// torch's name, e.g. `"logical_xor"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+            CompareOp::LogicalAnd => "logical_and",
+            CompareOp::LogicalOr => "logical_or",
+            CompareOp::LogicalXor => "logical_xor",
+        }
+    }
+
+    /// Parses [`CompareOp::name`].
+    pub fn from_name(name: &str) -> Option<CompareOp> {
+        CompareOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Whether this is a logical op (operands taken as true when non-zero).
+    pub fn is_logical(self) -> bool {
+        matches!(
+            self,
+            CompareOp::LogicalAnd | CompareOp::LogicalOr | CompareOp::LogicalXor
+        )
+    }
+
+    /// The predicate on two elements of one dtype (NaN compares unequal to everything).
+    pub fn apply<T: Element + PartialOrd>(self, a: T, b: T) -> bool {
+        let truth = |v: T| v.cast::<bool>();
+        match self {
+            CompareOp::Eq => a == b,
+            CompareOp::Ne => a != b,
+            CompareOp::Lt => a < b,
+            CompareOp::Le => a <= b,
+            CompareOp::Gt => a > b,
+            CompareOp::Ge => a >= b,
+            CompareOp::LogicalAnd => truth(a) && truth(b),
+            CompareOp::LogicalOr => truth(a) || truth(b),
+            CompareOp::LogicalXor => truth(a) != truth(b),
+        }
+    }
+}
+
+/// `torch.NAME(a, b, out=out)` (or `a.NAME(b)`). Returns a new `bool` tensor, or `out`
+/// (resized when its shape differed) holding 0/1 in its own dtype.
+///
+/// # Errors
+/// torch's, in its order: overlap of `out`, shapes that do not broadcast, the shape of `out`
+/// where it cannot be resized. Any output dtype is accepted.
+pub fn compare(
+    op: CompareOp,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
+    let (a, b) = (a.into(), b.into());
+    let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
+    let common = setup.result_type();
+    // torch writes a non-bool output through a temporary of the common dtype; one of bool
+    // holds the same 0/1 values.
+    setup.compute_output_in(DType::Bool)?;
+    setup.promote_inputs(common)?;
+    let iter = setup.finish(DType::Bool)?;
+    let (o, x, y) = (
+        iter.output(),
+        iter.inputs()[0].as_tensor(),
+        iter.inputs()[1].as_tensor(),
+    );
+    dispatch_dtype!(common, T => map_binary(o, x, y, move |p: T, q: T| op.apply(p, q)))?;
+    iter.into_result()
+}
+
+/// `a.NAME_(b)`: the result written into `a`, in `a`'s dtype.
+///
+/// # Errors
+/// As for [`compare`], with `a` as the output.
+pub fn compare_(op: CompareOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare(op, a, b, Some(a))
+}

@@ -1,0 +1,40 @@
+//! Element-wise ops, each in functional form, with `out=`, and in place, with torch's
+//! type promotion, broadcasting, overlap rules and messages. An op defines its per-element
+//! function; the iteration plan ([`crate::iter`]) sets up the call and drives the loops.
+//!
+//! ```
+//! use bcast_engine::ops::{binary_, BinaryOp};
+//! use bcast_engine::Tensor;
+//! let x = Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap();
+//! let err = binary_(BinaryOp::Add(1.into()), &x, 0.5).unwrap_err();
+//! assert_eq!(err.message(), "result type Float can't be cast to the desired output type Long");
+//! ```
+
+mod binary;
+mod compare;
+mod copy;
+pub mod integer;
+mod operand;
+mod pow;
+pub mod real;
+mod unary;
+mod where_op;
+
+pub use binary::{binary, binary_, BinaryOp};
+pub use compare::{compare, compare_, CompareOp};
+pub use copy::copy_;
+pub use operand::Operand;
+pub use pow::{pow_number_tensor, pow_tensor_number};
+pub use unary::{unary, unary_, UnaryOp};
+pub use where_op::r#where;
+
+use crate::{DType, Error};
+
+/// torch's error for a kernel without an implementation for a dtype:
+/// `"abs_cpu" not implemented for 'Bool'`.
+pub(crate) fn not_implemented(kernel: &str, dtype: DType) -> Error {
+    Error::not_implemented(format!(
+        "\"{kernel}\" not implemented for '{}'",
+        dtype.scalar_type_name()
+    ))
+}

@@ -1,0 +1,145 @@
+//! The floating-point element functions, for `f32` and `f64`, as torch's CPU kernels compute
+//! them (transcendentals agree with torch to a few ulps, not bit for bit).
+
+use crate::Element;
+use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
+
+/// `f32` or `f64`.
+pub trait Real:
+    Element
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + Neg<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    const NAN: Self;
+    fn is_nan(self) -> bool;
+    fn exp(self) -> Self;
+    fn ln(self) -> Self;
+    fn sqrt(self) -> Self;
+    fn sin(self) -> Self;
+    fn cos(self) -> Self;
+    fn tanh(self) -> Self;
+    fn floor(self) -> Self;
+    fn ceil(self) -> Self;
+    fn abs(self) -> Self;
+    fn powf(self, e: Self) -> Self;
+}
+
+macro_rules! real {
+    ($t:ty) => {
+        impl Real for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const NAN: Self = <$t>::NAN;
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn sin(self) -> Self {
+                <$t>::sin(self)
+            }
+            fn cos(self) -> Self {
+                <$t>::cos(self)
+            }
+            fn tanh(self) -> Self {
+                <$t>::tanh(self)
+            }
+            fn floor(self) -> Self {
+                <$t>::floor(self)
+            }
+            fn ceil(self) -> Self {
+                <$t>::ceil(self)
+            }
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn powf(self, e: Self) -> Self {
+                <$t>::powf(self, e)
+            }
+        }
+    };
+}
+real!(f32);
+real!(f64);
+
+/// torch's `sign` for floats: `(0 < a) - (a < 0)`, so NaN gives 0.
+pub fn sign<T: Real>(a: T) -> T {
+    T::from_bool(T::ZERO < a) - T::from_bool(a < T::ZERO)
+}
+
+/// torch's `sigmoid`: `1 / (1 + exp(-a))`.
+pub fn sigmoid<T: Real>(a: T) -> T {
+    T::ONE / (T::ONE + (-a).exp())
+}
+
+/// torch's `maximum`: NaN if either is NaN.
+pub fn maximum<T: Real>(a: T, b: T) -> T {
+    if a.is_nan() || b.is_nan() {
+        T::NAN
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// torch's `minimum`: NaN if either is NaN.
+pub fn minimum<T: Real>(a: T, b: T) -> T {
+    if a.is_nan() || b.is_nan() {
+        T::NAN
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// torch's `remainder`: `fmod`, moved into the divisor's sign (Python's `%`).
+pub fn remainder<T: Real>(a: T, b: T) -> T {
+    let m = a % b;
+    if m != T::ZERO && ((b < T::ZERO) != (m < T::ZERO)) {
+        m + b
+    } else {
+        m
+    }
+}
+
+/// The element function of torch's `pow(tensor, number)` for floats: its fast paths for the
+/// exponents 2, 3, -2, 0.5, -0.5 and -1 (compared in double), else `pow` in double precision
+/// (C++ `std::pow(float, double)`), as torch's scalar loop computes it. (Exponents 0 and 1
+/// never get here.) torch's vectorised loop instead rounds the exponent to the tensor's dtype,
+/// so for a float32 tensor and an exponent float32 cannot hold (16777217, 1e-300) torch's own
+/// results depend on the element's position.
+pub fn pow_by_number<T: Real>(e: f64) -> impl Fn(T) -> T {
+    move |a: T| {
+        if e == 2.0 {
+            a * a
+        } else if e == 3.0 {
+            a * a * a
+        } else if e == -2.0 {
+            T::ONE / (a * a)
+        } else if e == 0.5 {
+            a.sqrt()
+        } else if e == -0.5 {
+            T::ONE / a.sqrt()
+        } else if e == -1.0 {
+            T::ONE / a
+        } else {
+            T::from_f64(a.cast::<f64>().powf(e))
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! One-input ops: `neg`, `abs`, `exp`, `log`, `sqrt`, `sin`, `cos`, `tanh`, `sigmoid`,
+//! `floor`, `ceil`, `sign`, `reciprocal`, `logical_not`, each with torch's dtype rules.
+//!
+//! ```
+//! use bcast_engine::ops::{unary, UnaryOp};
+//! use bcast_engine::{DType, Tensor};
+//! let x = Tensor::from_vec(vec![4i64, 9], &[2]).unwrap();
+//! let r = unary(UnaryOp::Sqrt, &x, None).unwrap();
+//! assert_eq!((r.dtype(), r.to_vec::<f32>().unwrap()), (DType::Float32, vec![2.0, 3.0]));
+//! let b = Tensor::from_vec(vec![true], &[1]).unwrap();
+//! assert!(unary(UnaryOp::Neg, &b, None).unwrap_err().message().starts_with("Negation, the `-` operator"));
+//! ```
+
+use super::not_implemented;
+use super::real::{self, Real};
+use crate::iter::{map_unary, Iter, IterConfig, IterInput, IterSetup};
+use crate::result_type::is_integral_or_bool;
+use crate::{DType, Element, Error, Result, Tensor};
+
+/// A one-input element-wise op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Sin,
+    Cos,
+    Tanh,
+    Sigmoid,
+    Floor,
+    Ceil,
+    Sign,
+    Reciprocal,
+    LogicalNot,
+}
+
+/// How an op treats dtypes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    /// Computes in the input's dtype; the output must have it too.
+    SameDtype,
+    /// Promotes bool and int64 to float32; the output may be any dtype the result casts to.
+    Float,
+    /// Reads any dtype, writes `bool` (or the output's dtype).
+    Logical,
+}
+
+impl UnaryOp {
+    /// Every unary op.
+    pub const ALL: [UnaryOp; 14] = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Tanh,
+        UnaryOp::Sigmoid,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Sign,
+        UnaryOp::Reciprocal,
+        UnaryOp::LogicalNot,
+    ];
+
+    /// torch's name, e.g. `"logical_not"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Sign => "sign",
+            UnaryOp::Reciprocal => "reciprocal",
+            UnaryOp::LogicalNot => "logical_not",
+        }
+    }
+
+    /// Parses [`UnaryOp::name`].
+    pub fn from_name(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    /// Whether torch's float results of this op may differ from the engine's by rounding
+    /// (its CPU kernels use vectorised approximations of the transcendentals).
+    pub fn is_transcendental(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Exp
+                | UnaryOp::Log
+                | UnaryOp::Sin
+                | UnaryOp::Cos
+                | UnaryOp::Tanh
+                | UnaryOp::Sigmoid
+        )
+    }
+
+    fn family(self) -> Family {
+        match self {
+            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Sign => {
+                Family::SameDtype
+            }
+            UnaryOp::LogicalNot => Family::Logical,
+            _ => Family::Float,
+        }
+    }
+}
+
+/// `torch.NAME(x, out=out)`, or `x.NAME()` without `out`. Returns the result: a new tensor,
+/// or `out` (resized when its shape differed; same object).
+///
+/// # Errors
+/// torch's, in its order: `neg` of a bool tensor; overlap of `out`; the shape of `out` where
+/// it cannot be resized; the dtype of `out`; then ops not implemented for bool.
+pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
+    if op == UnaryOp::Neg && x.dtype() == DType::Bool {
+        return Err(Error::runtime(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+        ));
+    }
+    let mut setup = IterSetup::new(IterConfig::default(), out, vec![IterInput::tensor(x)])?;
+    let iter = match op.family() {
+        Family::SameDtype => {
+            let dtype = setup.check_all_same_dtype()?;
+            setup.finish(dtype)?
+        }
+        Family::Float => {
+            let mut common = x.dtype();
+            if is_integral_or_bool(common) {
+                common = DType::Float32;
+            }
+            setup.check_safe_cast(common)?;
+            setup.compute_output_in(common)?;
+            setup.promote_inputs(common)?;
+            setup.finish(common)?
+        }
+        Family::Logical => {
+            setup.compute_output_in(DType::Bool)?;
+            setup.finish(DType::Bool)?
+        }
+    };
+    run(op, &iter)?;
+    iter.into_result()
+}
+
+/// `x.NAME_()`: the op written into `x` itself.
+///
+/// # Errors
+/// As for [`unary`], with `x` as the output.
+pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    unary(op, x, Some(x))
+}
+
+fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
+    let (out, x) = (iter.output(), iter.inputs()[0].as_tensor());
+    if op.family() == Family::Logical {
+        return crate::dispatch_dtype!(x.dtype(), T => map_unary(out, x, |v: T| !v.cast::<bool>()));
+    }
+    match x.dtype() {
+        DType::Bool => match op {
+            UnaryOp::Sign => map_unary(out, x, |v: bool| v),
+            UnaryOp::Abs => Err(not_implemented("abs_cpu", DType::Bool)),
+            UnaryOp::Floor => Err(not_implemented("floor_vml_cpu", DType::Bool)),
+            UnaryOp::Ceil => Err(not_implemented("ceil_vml_cpu", DType::Bool)),
+            _ => Err(Error::internal(format!("{} on bool", op.name()))),
+        },
+        DType::Int64 => match op {
+            UnaryOp::Neg => map_unary(out, x, i64::wrapping_neg),
+            UnaryOp::Abs => map_unary(out, x, i64::wrapping_abs),
+            UnaryOp::Sign => map_unary(out, x, i64::signum),
+            UnaryOp::Floor | UnaryOp::Ceil => map_unary(out, x, |v: i64| v),
+            _ => Err(Error::internal(format!("{} on int64", op.name()))),
+        },
+        DType::Float32 => run_real::<f32>(op, out, x),
+        DType::Float64 => run_real::<f64>(op, out, x),
+    }
+}
+
+fn run_real<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
+    match op {
+        UnaryOp::Neg => map_unary(out, x, |v: T| -v),
+        UnaryOp::Abs => map_unary(out, x, T::abs),
+        UnaryOp::Exp => map_unary(out, x, T::exp),
+        UnaryOp::Log => map_unary(out, x, T::ln),
+        UnaryOp::Sqrt => map_unary(out, x, T::sqrt),
+        UnaryOp::Sin => map_unary(out, x, T::sin),
+        UnaryOp::Cos => map_unary(out, x, T::cos),
+        UnaryOp::Tanh => map_unary(out, x, T::tanh),
+        UnaryOp::Sigmoid => map_unary(out, x, real::sigmoid::<T>),
+        UnaryOp::Floor => map_unary(out, x, T::floor),
+        UnaryOp::Ceil => map_unary(out, x, T::ceil),
+        UnaryOp::Sign => map_unary(out, x, real::sign::<T>),
+        UnaryOp::Reciprocal => map_unary(out, x, |v: T| T::ONE / v),
+        UnaryOp::LogicalNot => map_unary(out, x, |v: T| v == T::ZERO),
+    }
+}

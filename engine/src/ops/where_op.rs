@@ -1,0 +1,61 @@
+//! `torch.where(condition, a, b)`: three-way broadcasting, `a` and `b` promoted to their
+//! result dtype (either may be a Python number), a `bool` condition.
+//!
+//! ```
+//! use bcast_engine::ops::r#where;
+//! use bcast_engine::{DType, Tensor};
+//! let c = Tensor::from_vec(vec![true, false], &[2, 1]).unwrap();
+//! let a = Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap();
+//! let r = r#where(&c, &a, 0.5, None).unwrap();
+//! assert_eq!((r.shape(), r.dtype()), (&[2, 3][..], DType::Float32));
+//! assert_eq!(r.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 0.5, 0.5, 0.5]);
+//! ```
+
+use super::Operand;
+use crate::iter::{map_ternary, IterConfig, IterInput, IterSetup};
+use crate::result_type::result_type;
+use crate::{dispatch_dtype, DType, Error, Result, Tensor};
+
+/// `torch.where(condition, a, b, out=out)`. Returns a new tensor, or `out` (resized when its
+/// shape differed).
+///
+/// # Errors
+/// torch's, in its order: an `out` whose dtype is not the result dtype; a condition that is
+/// not `bool`; overlap of `out`; shapes that do not broadcast (condition, `a`, `b`, in that
+/// order); the shape of `out` where it cannot be resized.
+pub fn r#where(
+    condition: &Tensor,
+    a: impl Into<Operand>,
+    b: impl Into<Operand>,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
+    let (a, b) = (a.into(), b.into());
+    let (a, b) = (a.input(), b.input());
+    let dtype = result_type(&[a.participant(), b.participant()]);
+    if let Some(o) = out {
+        if o.dtype() != dtype {
+            return Err(Error::runtime(format!(
+                "Expected out type to be {} but got {}",
+                dtype.scalar_type_name(),
+                o.dtype().scalar_type_name()
+            )));
+        }
+    }
+    if condition.dtype() != DType::Bool {
+        return Err(Error::runtime(format!(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+            condition.dtype().scalar_type_name()
+        )));
+    }
+    let a = IterInput::tensor(&a.as_tensor().to_dtype(dtype)?);
+    let b = IterInput::tensor(&b.as_tensor().to_dtype(dtype)?);
+    let setup = IterSetup::new(
+        IterConfig::default(),
+        out,
+        vec![IterInput::tensor(condition), a, b],
+    )?;
+    let iter = setup.finish(dtype)?;
+    let [c, x, y] = [0, 1, 2].map(|k| iter.inputs()[k].as_tensor());
+    dispatch_dtype!(dtype, T => map_ternary(iter.output(), c, x, y, |k: bool, p: T, q: T| if k { p } else { q }))?;
+    iter.into_result()
+}
