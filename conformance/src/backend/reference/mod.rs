@@ -6,7 +6,7 @@ mod args;
 mod describe;
 mod views;
 
-pub use args::{Args, CallError, Value};
+pub use args::{Args, CallError, TensorLookup, Value};
 pub use describe::{describe_value, sample_positions, MAX_FULL_VALUES};
 
 use super::{Backend, BackendFailure, Capabilities};
@@ -66,7 +66,8 @@ pub fn interpret(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
         }
     }
     Err(CallError::Unsupported(format!(
-        "the engine has no op {}",
+        "{}the engine has no op {}",
+        BackendFailure::UNSUPPORTED,
         case.call.fn_
     )))
 }

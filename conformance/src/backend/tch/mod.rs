@@ -1,0 +1,218 @@
+//! libtorch, through tch, as a [`Backend`] (feature `torch`). It builds each case's storages
+//! as 1-d tensors and its views with `as_strided`, interprets the call with tch (one file per
+//! op family, each with a `dispatch(name, &TchArgs)` like the reference backend's), and
+//! describes the outcome exactly as `scripts/lib/torch_exec.py` does in Python.
+//!
+//! What Python does and tch cannot (a Python-only function such as
+//! `torch.broadcast_shapes`, the argument parser's TypeErrors for a number where only a
+//! tensor is accepted, keywords tch does not expose such as `alpha`) is reported as
+//! [`BackendFailure::unsupported`], never faked.
+
+mod describe;
+mod elementwise;
+mod error;
+mod index;
+mod inputs;
+mod linalg;
+mod number;
+mod raw;
+mod reductions;
+mod shim;
+mod views;
+
+pub use describe::{describe_tensor, tensor_values};
+pub use error::{python_error, python_message, trim_backtrace};
+pub use inputs::TchInputs;
+pub use number::{Number, Operand};
+
+use super::reference::{call_writes, Args, CallError};
+use super::{Backend, BackendFailure, Capabilities};
+use crate::case::{Case, ErrorOutcome, Num, OkOutcome, Outcome};
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tch::{TchError, Tensor};
+
+/// The torch version tch 0.26 is built for.
+pub const TORCH_VERSION: &str = "2.13.0";
+
+/// A call's arguments, resolved against tch tensors.
+pub type TchArgs<'a> = Args<'a, TchInputs>;
+
+/// A value a call returns.
+#[derive(Debug)]
+pub enum TchValue {
+    Tensor(Tensor),
+    Tensors(Vec<Tensor>),
+    Size(Vec<i64>),
+    Int(i64),
+    Bool(bool),
+}
+
+/// Why a call produced no value.
+#[derive(Debug)]
+pub enum TchCallError {
+    /// libtorch raised.
+    Torch(TchError),
+    /// A check of libtorch's header-only indexing code (which tch cannot reach), made here
+    /// with its class and message (see `index.rs`).
+    Raised(ErrorOutcome),
+    /// The call has no tch twin.
+    Unsupported(String),
+}
+
+impl From<TchError> for TchCallError {
+    fn from(e: TchError) -> TchCallError {
+        TchCallError::Torch(e)
+    }
+}
+
+impl From<CallError> for TchCallError {
+    fn from(e: CallError) -> TchCallError {
+        match e {
+            CallError::Unsupported(m) => TchCallError::Unsupported(m),
+            CallError::Engine(e) => TchCallError::Unsupported(e.message().to_string()),
+        }
+    }
+}
+
+/// The result of interpreting a call.
+pub type CallResult = Result<TchValue, TchCallError>;
+
+/// One op family's entry point: `None` when the name is not one of its ops.
+pub type Dispatch = fn(&str, &TchArgs) -> Option<CallResult>;
+
+/// A call that has no tch twin.
+pub fn unsupported<T>(message: impl Into<String>) -> Result<T, TchCallError> {
+    Err(TchCallError::Unsupported(message.into()))
+}
+
+const FAMILIES: [Dispatch; 5] = [
+    elementwise::dispatch,
+    reductions::dispatch,
+    linalg::dispatch,
+    views::dispatch,
+    index::dispatch,
+];
+
+/// Ops that exist only in Python; the backend does not claim them.
+pub const PYTHON_ONLY_OPS: [&str; 1] = ["torch.broadcast_shapes"];
+
+/// Every `fn` name the backend interprets.
+pub fn ops() -> BTreeSet<String> {
+    [
+        elementwise::ops(),
+        reductions::ops(),
+        linalg::ops(),
+        views::ops(),
+        index::ops(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Interprets a call with tch.
+pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
+    let args = Args::new(&case.call, inputs);
+    for family in FAMILIES {
+        if let Some(result) = family(&case.call.fn_, &args) {
+            return result;
+        }
+    }
+    unsupported(format!("tch backend has no op {}", case.call.fn_))
+}
+
+/// Runs a case in libtorch and describes the outcome; a panic becomes a failure.
+pub fn run_tch(case: &Case) -> Result<Outcome, BackendFailure> {
+    match catch_unwind(AssertUnwindSafe(|| run_unguarded(case))) {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            Err(BackendFailure(format!("tch panicked: {message}")))
+        }
+    }
+}
+
+fn failure(e: TchError) -> BackendFailure {
+    BackendFailure(format!("tch: {e}"))
+}
+
+fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
+    shim::silence_warnings();
+    let inputs = TchInputs::build(case)?;
+    let before = inputs.snapshot().map_err(failure)?;
+    shim::reset_exception_class();
+    let value = match interpret(case, &inputs) {
+        Ok(value) => value,
+        Err(TchCallError::Torch(e)) => {
+            return python_error(&e)
+                .map(Outcome::Error)
+                .ok_or_else(|| failure(e));
+        }
+        Err(TchCallError::Raised(e)) => return Ok(Outcome::Error(e)),
+        Err(TchCallError::Unsupported(m)) => {
+            let m = m.strip_prefix(BackendFailure::UNSUPPORTED).unwrap_or(&m);
+            return Err(BackendFailure::unsupported(m));
+        }
+    };
+    let result = describe::describe_value(&value, &inputs).map_err(failure)?;
+    let after = inputs.snapshot().map_err(failure)?;
+    let changed = after
+        .iter()
+        .any(|(name, v)| before.get(name).is_none_or(|b| !python_equal(b, v)));
+    let storages = (call_writes(case) || changed).then_some(after);
+    Ok(Outcome::Ok(OkOutcome { result, storages }))
+}
+
+/// Python's `==` on two lists of encoded values (NaN is encoded as the string "nan", so it
+/// equals itself; `0.0 == -0.0`).
+fn python_equal(a: &[Num], b: &[Num]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Num::Float(p), Num::Float(q)) => p == q || (p.is_nan() && q.is_nan()),
+            _ => x == y,
+        })
+}
+
+/// libtorch via tch: claims every level and dtype, and every op but the Python-only ones.
+#[derive(Debug)]
+pub struct TchBackend {
+    _private: (),
+}
+
+impl TchBackend {
+    /// The backend, once it has checked that libtorch's exception classes can be observed
+    /// (the binary exports the shim's `__cxa_throw`, see `build.rs`).
+    pub fn new() -> Result<TchBackend, String> {
+        if !shim::throw_hook_active() {
+            return Err(
+                "this binary does not export __cxa_throw, so the tch backend cannot \
+                        tell libtorch's exception classes apart (link it with the arguments \
+                        of conformance/build.rs)"
+                    .to_string(),
+            );
+        }
+        Ok(TchBackend { _private: () })
+    }
+}
+
+impl Backend for TchBackend {
+    fn name(&self) -> String {
+        format!("tch (libtorch {TORCH_VERSION})")
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            ops: Some(ops()),
+            ..Capabilities::everything()
+        }
+    }
+
+    fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
+        run_tch(case)
+    }
+}
