@@ -7,6 +7,8 @@ pub mod backend;
 pub mod case;
 pub mod cli;
 pub mod compare;
+pub mod diff;
 pub mod gen;
 pub mod repro;
 pub mod runner;
+pub mod shrink;

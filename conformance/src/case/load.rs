@@ -133,7 +133,8 @@ pub fn storage_values(spec: &StorageSpec) -> Result<Vec<Num>, String> {
     Ok(values)
 }
 
-fn validate(case: &Case) -> Result<(), String> {
+/// Checks one case: its storages decode, and every view fits in its storage.
+pub fn validate(case: &Case) -> Result<(), String> {
     let mut lens = std::collections::BTreeMap::new();
     for (name, spec) in &case.storages {
         let values = storage_values(spec).map_err(|m| format!("storage {name}: {m}"))?;

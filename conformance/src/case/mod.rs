@@ -5,10 +5,12 @@ mod fill;
 mod load;
 mod model;
 mod number;
+mod write;
 
 pub use fill::{fill_values, splitmix64};
 pub use load::{
-    load_dir, load_file, load_paths, storage_dtype, storage_values, LoadError, LoadedCase,
+    load_dir, load_file, load_paths, storage_dtype, storage_values, validate, LoadError, LoadedCase,
 };
 pub use model::*;
 pub use number::Num;
+pub use write::fixture_json;

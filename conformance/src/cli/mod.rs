@@ -1,6 +1,8 @@
 //! The `bcast` command line. With no subcommand it runs the main job: the conformance suite
 //! against the embedded reference engine.
 
+#[cfg(feature = "torch")]
+mod diff;
 mod gen;
 mod run;
 
@@ -22,6 +24,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Write generated, unlabelled cases as JSON lines (label them with scripts/label.py).
     Gen(gen::GenArgs),
+    /// Random differential testing against libtorch; shrinks and writes every mismatch.
+    #[cfg(feature = "torch")]
+    Diff(diff::DiffArgs),
 }
 
 /// Parses the command line and runs it.
@@ -31,6 +36,8 @@ pub fn main() -> ExitCode {
         None => run::run(run::RunArgs::default()),
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Gen(args)) => gen::gen(args),
+        #[cfg(feature = "torch")]
+        Some(Command::Diff(args)) => diff::diff(args),
     };
     match result {
         Ok(code) => code,

@@ -32,8 +32,10 @@ use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tch::{TchError, Tensor};
 
-/// The torch version tch 0.26 is built for.
-pub const TORCH_VERSION: &str = "2.13.0";
+/// The version of the libtorch this binary links ("2.13.0", which tch 0.26 requires).
+pub fn torch_version() -> String {
+    shim::torch_version()
+}
 
 /// A call's arguments, resolved against tch tensors.
 pub type TchArgs<'a> = Args<'a, TchInputs>;
@@ -142,7 +144,7 @@ fn failure(e: TchError) -> BackendFailure {
 }
 
 fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
-    shim::silence_warnings();
+    shim::quiet();
     let inputs = TchInputs::build(case)?;
     let before = inputs.snapshot().map_err(failure)?;
     shim::reset_exception_class();
@@ -181,7 +183,7 @@ fn python_equal(a: &[Num], b: &[Num]) -> bool {
 /// libtorch via tch: claims every level and dtype, and every op but the Python-only ones.
 #[derive(Debug)]
 pub struct TchBackend {
-    _private: (),
+    capabilities: Capabilities,
 }
 
 impl TchBackend {
@@ -196,20 +198,22 @@ impl TchBackend {
                     .to_string(),
             );
         }
-        Ok(TchBackend { _private: () })
+        Ok(TchBackend {
+            capabilities: Capabilities {
+                ops: Some(ops()),
+                ..Capabilities::everything()
+            },
+        })
     }
 }
 
 impl Backend for TchBackend {
     fn name(&self) -> String {
-        format!("tch (libtorch {TORCH_VERSION})")
+        format!("tch (libtorch {})", torch_version())
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            ops: Some(ops()),
-            ..Capabilities::everything()
-        }
+        self.capabilities.clone()
     }
 
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {

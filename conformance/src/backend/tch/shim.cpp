@@ -6,11 +6,13 @@
 //  - the C++ class of the exception behind an error. tch keeps only `what()`, so this file
 //    interposes `__cxa_throw`: every throw records which Python class torch's bindings would
 //    raise for it (the order of CATCH_CORE_ERRORS in torch/csrc/Exceptions.h);
-//  - a silent warning handler, so TORCH_WARN does not flood stderr.
+//  - quiet: no warnings on stderr, no stack frames collected for errors.
 
 #include <ATen/ScalarOps.h>
 #include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
+#include <c10/util/Logging.h>
+#include <torch/headeronly/version.h>
 
 #include <atomic>
 #include <cstdint>
@@ -108,10 +110,26 @@ at::Tensor* bcast_tch_wrapped_number(const at::Scalar* scalar) {
   }
 }
 
-// Installs a warning handler that drops every warning.
-void bcast_tch_silence_warnings() {
+// The libtorch version these headers (and so the linked libraries) belong to: "2.13.0".
+const char* bcast_tch_torch_version() {
+#define BCAST_STR2(x) #x
+#define BCAST_STR(x) BCAST_STR2(x)
+  return BCAST_STR(TORCH_VERSION_MAJOR) "." BCAST_STR(TORCH_VERSION_MINOR) "." BCAST_STR(
+      TORCH_VERSION_PATCH);
+}
+
+// Installs a warning handler that drops every warning (on this thread), and stops c10
+// errors from collecting stack frames (for every thread): tch reads each error's full text,
+// and symbolising its backtrace costs far more than the op. The text still reads
+// "<message>\nException raised from <function> at <file>:<line> ...".
+void bcast_tch_quiet() {
   static SilentWarnings handler;
   c10::WarningUtils::set_warning_handler(&handler);
+  static const bool fetcher_set = [] {
+    c10::SetStackTraceFetcher([]() -> std::string { return std::string(); });
+    return true;
+  }();
+  (void)fetcher_set;
 }
 
 }  // extern "C"

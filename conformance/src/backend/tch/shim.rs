@@ -13,8 +13,9 @@ mod ffi {
         pub fn bcast_tch_throw_hook_active() -> c_int;
         pub fn bcast_tch_storage_data(t: *const c_void) -> *const c_void;
         pub fn bcast_tch_storage_offset(t: *const c_void) -> i64;
-        pub fn bcast_tch_silence_warnings();
+        pub fn bcast_tch_quiet();
         pub fn bcast_tch_bool_scalar(value: c_int) -> *mut c_void;
+        pub fn bcast_tch_torch_version() -> *const c_char;
         pub fn bcast_tch_wrapped_number(scalar: *const c_void) -> *mut c_void;
     }
 }
@@ -42,10 +43,11 @@ pub fn throw_hook_active() -> bool {
     unsafe { ffi::bcast_tch_throw_hook_active() != 0 }
 }
 
-/// Drops libtorch warnings on this thread (the corpus ignores warnings, as Python's runs do).
-pub fn silence_warnings() {
-    // SAFETY: installs a static handler for the calling thread.
-    unsafe { ffi::bcast_tch_silence_warnings() }
+/// Drops libtorch warnings on this thread (the corpus ignores them, as Python's runs do) and
+/// stops errors from collecting stack frames (only the message before them is kept).
+pub fn quiet() {
+    // SAFETY: installs a static warning handler and a stack trace fetcher.
+    unsafe { ffi::bcast_tch_quiet() }
 }
 
 /// The data pointer of `t`'s storage (null for none or an empty one), as an address.
@@ -76,4 +78,12 @@ pub fn wrapped_number(scalar: *const torch_sys::C_scalar) -> Option<Tensor> {
         let t = ffi::bcast_tch_wrapped_number(scalar as *const c_void);
         (!t.is_null()).then(|| Tensor::from_ptr(t as *mut torch_sys::C_tensor))
     }
+}
+
+/// The version of the libtorch this binary links ("2.13.0").
+pub fn torch_version() -> String {
+    // SAFETY: the shim returns a static NUL-terminated literal.
+    unsafe { CStr::from_ptr(ffi::bcast_tch_torch_version()) }
+        .to_string_lossy()
+        .into_owned()
 }
