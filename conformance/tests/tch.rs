@@ -16,7 +16,8 @@ use std::time::Instant;
 
 fn check_against_tch(path: &str) {
     let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    let cases = load_paths(&[path.clone()]).unwrap_or_else(|e| panic!("cannot load: {e}"));
+    let cases =
+        load_paths(std::slice::from_ref(&path)).unwrap_or_else(|e| panic!("cannot load: {e}"));
     let levels: BTreeSet<Level> = Level::ALL.into_iter().collect();
     let mut backend = TchBackend::new().unwrap_or_else(|e| panic!("{e}"));
     let started = Instant::now();

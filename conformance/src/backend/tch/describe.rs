@@ -12,6 +12,13 @@ fn convert(what: &str) -> TchError {
 }
 
 /// A tensor's elements in row-major order.
+///
+/// ```
+/// use bcast_conformance::backend::tch::tensor_values;
+/// use bcast_conformance::case::Num;
+/// let t = tch::Tensor::from_slice(&[1i64, 2, 3, 4]).view([2, 2]).tr();
+/// assert_eq!(tensor_values(&t).unwrap(), [1, 3, 2, 4].map(Num::Int).to_vec());
+/// ```
 pub fn tensor_values(t: &Tensor) -> Result<Vec<Num>, TchError> {
     let numel = t.numel();
     let flat = t.f_contiguous()?.f_reshape([-1])?;

@@ -24,6 +24,12 @@ impl TensorLookup for TchInputs {
 }
 
 /// The tch kind of a dtype.
+///
+/// ```
+/// use bcast_conformance::backend::tch::{dtype_of, kind_of};
+/// use bcast_engine::DType;
+/// assert_eq!(dtype_of(kind_of(DType::Float32)), Some(DType::Float32));
+/// ```
 pub fn kind_of(dtype: DType) -> Kind {
     match dtype {
         DType::Bool => Kind::Bool,

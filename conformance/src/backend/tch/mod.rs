@@ -3,10 +3,41 @@
 //! op family, each with a `dispatch(name, &TchArgs)` like the reference backend's), and
 //! describes the outcome exactly as `scripts/lib/torch_exec.py` does in Python.
 //!
-//! What Python does and tch cannot (a Python-only function such as
-//! `torch.broadcast_shapes`, the argument parser's TypeErrors for a number where only a
-//! tensor is accepted, keywords tch does not expose such as `alpha`) is reported as
-//! [`BackendFailure::unsupported`], never faked.
+//! # Building
+//!
+//! ```text
+//! eval "$(scripts/setup-torch.sh)"     # torch 2.13.0 in ~/.cache/bcast-torch/venv
+//! cargo test --features torch           # every fixture also through libtorch
+//! cargo run --features torch -- diff --count 20000
+//! ```
+//!
+//! `build.rs` compiles `shim.cpp` against the same libtorch and gives the binaries an rpath
+//! to it, so they run without `LD_LIBRARY_PATH`.
+//!
+//! # What the shim adds to tch
+//!
+//! - Exception classes: tch keeps only the text of a C++ exception. The shim interposes
+//!   `__cxa_throw` and records, for every throw, the class Python's bindings would raise
+//!   (`c10::IndexError` is IndexError, ..., any other `c10::Error` RuntimeError).
+//! - Messages are the text before `"\nException raised from"`, with Python's renaming of
+//!   ATen type names ([`python_message`]); errors collect no stack frames.
+//! - Python numbers: a bool Scalar (tch has none) and the wrapped-number tensor Python makes
+//!   of a number passed for a Tensor parameter. Scalar-taking ops go through torch-sys
+//!   (`raw.rs`), because tch's wrappers panic when such an op fails.
+//! - Storage geometry: the storage pointer and offset of a result.
+//!
+//! # Python-only behaviour (reported as [`BackendFailure::unsupported`], never faked)
+//!
+//! - `torch.broadcast_shapes` is a Python function (not claimed, so skipped).
+//! - The argument parser's TypeErrors: a number where only a tensor is taken
+//!   (`torch.maximum(t, 2)`, `torch.lt(2, t)`, unary ops), `out=` on a method, too many
+//!   arguments, methods that do not exist (`Tensor.maximum_`).
+//! - Keywords and forms tch does not expose: `alpha` of `add`/`sub`, `Tensor.size(dim)`,
+//!   `Tensor.view(dtype)`, einsum's sublist form, a binary op on two numbers.
+//!
+//! `getitem` follows `applySlicing` of ATen/TensorIndexing.h (header-only code that Python
+//! runs and tch cannot reach) with tch's `select`, `slice` and `unsqueeze`, reproducing the
+//! checks that code makes (see `index.rs`).
 
 mod describe;
 mod elementwise;
@@ -22,7 +53,7 @@ mod views;
 
 pub use describe::{describe_tensor, tensor_values};
 pub use error::{python_error, python_message, trim_backtrace};
-pub use inputs::TchInputs;
+pub use inputs::{dtype_of, kind_of, TchInputs};
 pub use number::{Number, Operand};
 
 use super::reference::{call_writes, Args, CallError};
@@ -125,6 +156,16 @@ pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
 }
 
 /// Runs a case in libtorch and describes the outcome; a panic becomes a failure.
+///
+/// ```no_run
+/// use bcast_conformance::backend::tch::run_tch;
+/// use bcast_conformance::case::Case;
+/// let case: Case = serde_json::from_str(r#"{"id": "x",
+///   "storages": {"s": {"dtype": "float32", "values": [1.0, 2.0, 3.0]}},
+///   "tensors": {"t": {"storage": "s", "shape": [3], "strides": [1]}},
+///   "call": {"fn": "Tensor.expand", "args": [{"tensor": "t"}, {"ints": [2, 3]}]}}"#).unwrap();
+/// println!("{:?}", run_tch(&case));
+/// ```
 pub fn run_tch(case: &Case) -> Result<Outcome, BackendFailure> {
     match catch_unwind(AssertUnwindSafe(|| run_unguarded(case))) {
         Ok(outcome) => outcome,
@@ -144,6 +185,7 @@ fn failure(e: TchError) -> BackendFailure {
 }
 
 fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
+    check_throw_hook().map_err(BackendFailure)?;
     shim::quiet();
     let inputs = TchInputs::build(case)?;
     let before = inputs.snapshot().map_err(failure)?;
@@ -186,18 +228,33 @@ pub struct TchBackend {
     capabilities: Capabilities,
 }
 
+/// Whether libtorch's exception classes can be observed: the binary exports the shim's
+/// `__cxa_throw` (this crate's `build.rs` links its own binaries so).
+fn check_throw_hook() -> Result<(), String> {
+    static ACTIVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ACTIVE.get_or_init(shim::throw_hook_active) {
+        return Ok(());
+    }
+    Err(
+        "this binary does not export __cxa_throw, so the tch backend cannot tell libtorch's \
+         exception classes apart (link it with -Wl,--export-dynamic-symbol=__cxa_throw, as \
+         conformance/build.rs does)"
+            .to_string(),
+    )
+}
+
 impl TchBackend {
-    /// The backend, once it has checked that libtorch's exception classes can be observed
-    /// (the binary exports the shim's `__cxa_throw`, see `build.rs`).
+    /// The backend, once it has checked that libtorch's exception classes can be observed.
+    ///
+    /// ```no_run
+    /// use bcast_conformance::backend::tch::TchBackend;
+    /// use bcast_conformance::backend::Backend;
+    /// use bcast_conformance::gen::{find_family, generate};
+    /// let mut torch = TchBackend::new().unwrap();
+    /// let outcome = torch.run(&generate(find_family("expand").unwrap(), 1, 0)).unwrap();
+    /// ```
     pub fn new() -> Result<TchBackend, String> {
-        if !shim::throw_hook_active() {
-            return Err(
-                "this binary does not export __cxa_throw, so the tch backend cannot \
-                        tell libtorch's exception classes apart (link it with the arguments \
-                        of conformance/build.rs)"
-                    .to_string(),
-            );
-        }
+        check_throw_hook()?;
         Ok(TchBackend {
             capabilities: Capabilities {
                 ops: Some(ops()),
