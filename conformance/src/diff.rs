@@ -169,7 +169,8 @@ pub fn diff_case_at(
 }
 
 /// The regression case for a finding: `case` with the oracle's outcome as its expectation,
-/// a regression source naming the finding and how it was found.
+/// a regression source naming the finding and how it was found, and the tag `regression`
+/// (the generator's tags described the case before shrinking).
 pub fn regression_case(
     case: &Case,
     id: &str,
@@ -184,6 +185,7 @@ pub fn regression_case(
             found_by: Some(found_by.to_string()),
             ..Source::default()
         },
+        tags: vec!["regression".to_string()],
         expect: Some(expect),
         ..case.clone()
     }

@@ -12,23 +12,59 @@ use super::FixtureFile;
 /// assert_eq!(back, file);
 /// ```
 pub fn fixture_json(file: &FixtureFile) -> String {
-    let mut head = serde_json::Map::new();
-    head.insert("schema".into(), file.schema.into());
+    let text = |s: &str| serde_json::Value::from(s).to_string();
+    let mut head = format!("{{\"schema\": {}", file.schema);
     if let Some(v) = &file.torch_version {
-        head.insert("torch_version".into(), v.clone().into());
+        head += &format!(", \"torch_version\": {}", text(v));
     }
     if let Some(g) = &file.generator {
-        head.insert("generator".into(), g.clone().into());
+        head += &format!(", \"generator\": {}", text(g));
     }
-    let head = serde_json::Value::Object(head).to_string();
     let cases: Vec<String> = file
         .cases
         .iter()
         .map(|c| serde_json::to_string(c).unwrap_or_default())
         .collect();
-    let open = &head[..head.len() - 1];
     if cases.is_empty() {
-        return format!("{open},\"cases\":[]}}\n");
+        return format!("{head}, \"cases\": []}}\n");
     }
-    format!("{open},\"cases\":[\n{}\n]}}\n", cases.join(",\n"))
+    format!("{head}, \"cases\": [\n{}\n]}}\n", cases.join(",\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::reference::run_reference;
+    use crate::case::load_file;
+    use crate::gen::{find_family, generate};
+
+    #[test]
+    fn written_files_load_back_case_for_case() {
+        let family = find_family("expand").expect("the expand family");
+        let cases: Vec<_> = (0..5)
+            .map(|i| {
+                let mut c = generate(family, 2, i);
+                c.expect = run_reference(&c).ok();
+                c
+            })
+            .collect();
+        let file = FixtureFile {
+            schema: 1,
+            torch_version: Some("2.13.0".into()),
+            generator: Some("test \"quoted\"".into()),
+            cases: cases.clone(),
+        };
+        let text = fixture_json(&file);
+        assert_eq!(text.lines().count(), cases.len() + 2);
+        let path = std::env::temp_dir().join(format!("bcast-write-{}.json", std::process::id()));
+        std::fs::write(&path, &text).expect("write");
+        let loaded = load_file(&path).expect("load");
+        std::fs::remove_file(&path).ok();
+        let back: Vec<_> = loaded.into_iter().map(|l| l.case).collect();
+        assert_eq!(back, cases);
+        assert_eq!(
+            serde_json::from_str::<FixtureFile>(&text).expect("parse"),
+            file
+        );
+    }
 }
