@@ -57,6 +57,7 @@ impl fmt::Display for ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    undefined_in_torch: bool,
 }
 
 /// The engine's result type.
@@ -68,6 +69,7 @@ impl Error {
         Error {
             kind,
             message: message.into(),
+            undefined_in_torch: false,
         }
     }
 
@@ -125,7 +127,16 @@ impl Error {
     /// Where torch's behaviour is undefined (it reads out of bounds), the engine refuses with
     /// its own message rather than guess; no fixture can pin it.
     pub fn undefined_in_torch(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error::new(kind, message)
+        Error {
+            undefined_in_torch: true,
+            ..Error::new(kind, message)
+        }
+    }
+
+    /// Whether this is a refusal where torch's behaviour is undefined (see
+    /// [`Error::undefined_in_torch`]): a comparison with torch means nothing here.
+    pub fn is_undefined_in_torch(&self) -> bool {
+        self.undefined_in_torch
     }
 
     /// The exception class.

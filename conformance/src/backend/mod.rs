@@ -9,6 +9,8 @@ pub mod foreign;
 pub mod reference;
 pub mod registry;
 pub mod subprocess;
+#[cfg(feature = "torch")]
+pub mod tch;
 
 use crate::case::{Case, Outcome};
 use bcast_engine::DType;
@@ -153,6 +155,29 @@ impl Capabilities {
 /// A backend failure that is not an outcome: it crashed, hung, or answered nonsense.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackendFailure(pub String);
+
+impl BackendFailure {
+    /// How the message of an [`unsupported`](BackendFailure::unsupported) failure begins.
+    pub const UNSUPPORTED: &'static str = "unsupported: ";
+
+    /// The backend cannot express this case at all (an op it lacks, a behaviour that exists
+    /// only in Python), as opposed to failing on it.
+    ///
+    /// ```
+    /// use bcast_conformance::backend::BackendFailure;
+    /// let f = BackendFailure::unsupported("no op torch.frobnicate");
+    /// assert!(f.is_unsupported());
+    /// assert!(!BackendFailure("crashed".into()).is_unsupported());
+    /// ```
+    pub fn unsupported(reason: impl fmt::Display) -> BackendFailure {
+        BackendFailure(format!("{}{reason}", BackendFailure::UNSUPPORTED))
+    }
+
+    /// Whether this failure says the case cannot be expressed (see [`BackendFailure::unsupported`]).
+    pub fn is_unsupported(&self) -> bool {
+        self.0.starts_with(BackendFailure::UNSUPPORTED)
+    }
+}
 
 impl fmt::Display for BackendFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

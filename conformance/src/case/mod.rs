@@ -5,6 +5,7 @@ mod fill;
 mod load;
 mod model;
 mod number;
+mod write;
 
 pub use fill::{fill_values, splitmix64};
 pub use load::{
@@ -13,3 +14,4 @@ pub use load::{
 };
 pub use model::*;
 pub use number::Num;
+pub use write::fixture_json;

@@ -1,6 +1,8 @@
 //! The `bcast` command line. With no subcommand it runs the main job: the conformance suite
 //! against the embedded reference engine.
 
+#[cfg(feature = "torch")]
+mod diff;
 mod discrepancies;
 mod gen;
 mod matrix;
@@ -28,6 +30,9 @@ pub enum Command {
     Discrepancies(discrepancies::DiscrepanciesArgs),
     /// Measure every available implementation and write the pass-rate matrix into README.md.
     Matrix(matrix::MatrixArgs),
+    /// Random differential testing against libtorch; shrinks and writes every mismatch.
+    #[cfg(feature = "torch")]
+    Diff(diff::DiffArgs),
 }
 
 /// Parses the command line and runs it.
@@ -39,6 +44,8 @@ pub fn main() -> ExitCode {
         Some(Command::Gen(args)) => gen::gen(args),
         Some(Command::Discrepancies(args)) => discrepancies::discrepancies(args),
         Some(Command::Matrix(args)) => matrix::matrix(args),
+        #[cfg(feature = "torch")]
+        Some(Command::Diff(args)) => diff::diff(args),
     };
     match result {
         Ok(code) => code,

@@ -61,8 +61,15 @@ impl BinaryOp {
         }
     }
 
-    /// Parses [`BinaryOp::name`] (`alpha` 1).
+    /// Parses [`BinaryOp::name`] or one of torch's aliases (`subtract`, `multiply`, `divide`,
+    /// `true_divide`), with `alpha` 1.
     pub fn from_name(name: &str) -> Option<BinaryOp> {
+        let name = match name {
+            "subtract" => "sub",
+            "multiply" => "mul",
+            "divide" | "true_divide" => "div",
+            other => other,
+        };
         BinaryOp::ALL.into_iter().find(|op| op.name() == name)
     }
 

@@ -58,8 +58,16 @@ impl CompareOp {
         }
     }
 
-    /// Parses [`CompareOp::name`].
+    /// Parses [`CompareOp::name`] or one of torch's aliases (`greater`, `less_equal`, ...).
     pub fn from_name(name: &str) -> Option<CompareOp> {
+        let name = match name {
+            "not_equal" => "ne",
+            "less" => "lt",
+            "less_equal" => "le",
+            "greater" => "gt",
+            "greater_equal" => "ge",
+            other => other,
+        };
         CompareOp::ALL.into_iter().find(|op| op.name() == name)
     }
 

@@ -86,8 +86,13 @@ impl UnaryOp {
         }
     }
 
-    /// Parses [`UnaryOp::name`].
+    /// Parses [`UnaryOp::name`] or one of torch's aliases (`negative`, `absolute`).
     pub fn from_name(name: &str) -> Option<UnaryOp> {
+        let name = match name {
+            "negative" => "neg",
+            "absolute" => "abs",
+            other => other,
+        };
         UnaryOp::ALL.into_iter().find(|op| op.name() == name)
     }
 

@@ -28,19 +28,35 @@ impl From<Error> for CallError {
     }
 }
 
+/// Where [`Args`] finds a case's named tensors: the engine's [`Inputs`], or another
+/// backend's own.
+pub trait TensorLookup {
+    /// The backend's tensor handle.
+    type Tensor;
+    /// The tensor called `name` (a handle to the same tensor, not a copy of its data).
+    fn fetch(&self, name: &str) -> Option<Self::Tensor>;
+}
+
+impl TensorLookup for Inputs {
+    type Tensor = Tensor;
+    fn fetch(&self, name: &str) -> Option<Tensor> {
+        self.tensors.get(name).cloned()
+    }
+}
+
 /// The arguments of one call, resolved against the case's tensors.
-pub struct Args<'a> {
+pub struct Args<'a, I: TensorLookup = Inputs> {
     call: &'a Call,
-    inputs: &'a Inputs,
+    inputs: &'a I,
 }
 
 fn unsupported<T>(message: String) -> Result<T, CallError> {
     Err(CallError::Unsupported(message))
 }
 
-impl<'a> Args<'a> {
+impl<'a, I: TensorLookup> Args<'a, I> {
     /// Wraps a call.
-    pub fn new(call: &'a Call, inputs: &'a Inputs) -> Args<'a> {
+    pub fn new(call: &'a Call, inputs: &'a I) -> Args<'a, I> {
         Args { call, inputs }
     }
 
@@ -67,6 +83,12 @@ impl<'a> Args<'a> {
             .filter(|a| !matches!(a, Arg::None(())))
     }
 
+    /// Positional argument `i`, else keyword argument `name` (`torch.sum(x, 0)` and
+    /// `torch.sum(x, dim=0)` alike). A `None` keyword counts as absent.
+    pub fn param(&self, i: usize, name: &str) -> Option<&'a Arg> {
+        self.get(i).or_else(|| self.kwarg(name))
+    }
+
     /// Fails unless every keyword is one of `known`.
     pub fn only_kwargs(&self, known: &[&str]) -> Result<(), CallError> {
         match self
@@ -91,10 +113,10 @@ impl<'a> Args<'a> {
     }
 
     /// Resolves a tensor argument.
-    pub fn as_tensor(&self, arg: &Arg) -> Result<Tensor, CallError> {
+    pub fn as_tensor(&self, arg: &Arg) -> Result<I::Tensor, CallError> {
         match arg {
-            Arg::Tensor(name) => match self.inputs.tensors.get(name) {
-                Some(t) => Ok(t.clone()),
+            Arg::Tensor(name) => match self.inputs.fetch(name) {
+                Some(t) => Ok(t),
                 None => unsupported(format!("unknown tensor {name}")),
             },
             other => unsupported(format!(
@@ -105,13 +127,13 @@ impl<'a> Args<'a> {
     }
 
     /// Positional argument `i` as a tensor.
-    pub fn tensor(&self, i: usize) -> Result<Tensor, CallError> {
+    pub fn tensor(&self, i: usize) -> Result<I::Tensor, CallError> {
         self.as_tensor(self.required(i)?)
     }
 
     /// Positional argument `i` as a list of tensors (`tensors`), or every positional argument
     /// from `i` on when they are single tensors (varargs).
-    pub fn tensor_list(&self, i: usize) -> Result<Vec<Tensor>, CallError> {
+    pub fn tensor_list(&self, i: usize) -> Result<Vec<I::Tensor>, CallError> {
         match self.get(i) {
             Some(Arg::Tensors(names)) => names
                 .iter()

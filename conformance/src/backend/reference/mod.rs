@@ -9,7 +9,7 @@ mod linalg;
 mod reduce;
 mod views;
 
-pub use args::{Args, CallError, Value};
+pub use args::{Args, CallError, TensorLookup, Value};
 pub use describe::{describe_value, sample_positions, MAX_FULL_VALUES};
 
 use super::{Backend, BackendFailure, Capabilities};
@@ -126,11 +126,17 @@ pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
                 warnings: None,
             }))
         }
+        Err(CallError::Engine(e)) if e.is_undefined_in_torch() => {
+            Err(BackendFailure::unsupported(format!(
+                "torch's behaviour is undefined here; the engine refuses: {}",
+                e.message()
+            )))
+        }
         Err(CallError::Engine(e)) => Ok(Outcome::Error(ErrorOutcome {
             kind: e.kind().name().to_string(),
             message: e.message().to_string(),
         })),
-        Err(CallError::Unsupported(m)) => Err(BackendFailure(m)),
+        Err(CallError::Unsupported(m)) => Err(BackendFailure::unsupported(m)),
     }
 }
 

@@ -1,0 +1,124 @@
+//! Describing tch results in the schema's terms (the twin of `describe` in
+//! `scripts/lib/torch_exec.py`).
+
+use super::inputs::dtype_of;
+use super::{shim, TchInputs, TchValue};
+use crate::backend::reference::sample_positions;
+use crate::case::{Num, ResultValue, TensorResult};
+use tch::{Kind, TchError, Tensor};
+
+fn convert(what: &str) -> TchError {
+    TchError::Convert(what.to_string())
+}
+
+/// A tensor's elements in row-major order.
+///
+/// ```
+/// use bcast_conformance::backend::tch::tensor_values;
+/// use bcast_conformance::case::Num;
+/// let t = tch::Tensor::from_slice(&[1i64, 2, 3, 4]).view([2, 2]).tr();
+/// assert_eq!(tensor_values(&t).unwrap(), [1, 3, 2, 4].map(Num::Int).to_vec());
+/// ```
+pub fn tensor_values(t: &Tensor) -> Result<Vec<Num>, TchError> {
+    let numel = t.numel();
+    let flat = t.f_contiguous()?.f_reshape([-1])?;
+    Ok(match t.f_kind()? {
+        Kind::Bool => {
+            let mut v = vec![false; numel];
+            flat.f_copy_data(&mut v, numel)?;
+            v.into_iter().map(Num::Bool).collect()
+        }
+        Kind::Int64 => {
+            let mut v = vec![0i64; numel];
+            flat.f_copy_data(&mut v, numel)?;
+            v.into_iter().map(Num::Int).collect()
+        }
+        Kind::Float => {
+            let mut v = vec![0f32; numel];
+            flat.f_copy_data(&mut v, numel)?;
+            v.into_iter().map(|x| Num::Float(x as f64)).collect()
+        }
+        Kind::Double => {
+            let mut v = vec![0f64; numel];
+            flat.f_copy_data(&mut v, numel)?;
+            v.into_iter().map(Num::Float).collect()
+        }
+        other => return Err(convert(&format!("a result of kind {other:?}"))),
+    })
+}
+
+/// The element at row-major position `linear`.
+fn element_at(t: &Tensor, kind: Kind, linear: usize) -> Result<Num, TchError> {
+    let shape: Vec<usize> = t.size().iter().map(|&s| s.max(0) as usize).collect();
+    let index: Vec<i64> = bcast_engine::index_map::unravel(linear, &shape)
+        .into_iter()
+        .map(|i| i as i64)
+        .collect();
+    Ok(match kind {
+        Kind::Float | Kind::Double => Num::Float(t.f_double_value(&index)?),
+        Kind::Int64 => Num::Int(t.f_int64_value(&index)?),
+        Kind::Bool => Num::Bool(t.f_int64_value(&index)? != 0),
+        other => return Err(convert(&format!("a result of kind {other:?}"))),
+    })
+}
+
+/// Which input storage `t` views (as Python compares `untyped_storage().data_ptr()`; an
+/// empty storage views nothing), the last match winning as in Python's loop.
+fn owner(t: &Tensor, inputs: &TchInputs) -> Option<String> {
+    let address = shim::storage_address(t);
+    inputs
+        .storages
+        .iter()
+        .filter(|(_, base)| base.numel() > 0 && shim::storage_address(base) == address)
+        .map(|(name, _)| name.clone())
+        .next_back()
+}
+
+/// Describes one tensor: geometry, which input storage it views, and its values.
+pub fn describe_tensor(t: &Tensor, inputs: &TchInputs) -> Result<TensorResult, TchError> {
+    let kind = t.f_kind()?;
+    let dtype = dtype_of(kind).ok_or_else(|| convert(&format!("a result of kind {kind:?}")))?;
+    let strides = t
+        .stride()
+        .into_iter()
+        .map(|s| usize::try_from(s).map_err(|_| convert(&format!("a negative stride {s}"))))
+        .collect::<Result<Vec<usize>, TchError>>()?;
+    let offset = usize::try_from(shim::storage_offset(t))
+        .map_err(|_| convert("a negative storage offset"))?;
+    let (values, samples) = match sample_positions(t.numel()) {
+        None => (Some(tensor_values(t)?), None),
+        // Read each sample in place: a huge broadcast view must never be materialised.
+        Some(pos) => (
+            None,
+            Some(
+                pos.into_iter()
+                    .map(|i| Ok((i, element_at(t, kind, i)?)))
+                    .collect::<Result<_, TchError>>()?,
+            ),
+        ),
+    };
+    Ok(TensorResult {
+        shape: t.size(),
+        dtype: dtype.name().to_string(),
+        strides,
+        offset,
+        storage: owner(t, inputs),
+        values,
+        samples,
+    })
+}
+
+/// Describes any result value.
+pub fn describe_value(value: &TchValue, inputs: &TchInputs) -> Result<ResultValue, TchError> {
+    Ok(match value {
+        TchValue::Tensor(t) => ResultValue::Tensor(describe_tensor(t, inputs)?),
+        TchValue::Tensors(ts) => ResultValue::Tensors(
+            ts.iter()
+                .map(|t| describe_tensor(t, inputs))
+                .collect::<Result<_, _>>()?,
+        ),
+        TchValue::Size(s) => ResultValue::Size(s.clone()),
+        TchValue::Int(i) => ResultValue::Int(*i),
+        TchValue::Bool(b) => ResultValue::Bool(*b),
+    })
+}

@@ -1,0 +1,138 @@
+//! A case's storages as 1-d tch tensors and its named views over them (`as_strided`), the
+//! twin of `build` in `scripts/lib/torch_exec.py`.
+
+use super::describe::tensor_values;
+use crate::backend::reference::TensorLookup;
+use crate::backend::BackendFailure;
+use crate::case::{storage_dtype, storage_values, Case, Num};
+use bcast_engine::DType;
+use std::collections::BTreeMap;
+use tch::{Kind, TchError, Tensor};
+
+/// The storages and named views of one case, in libtorch.
+#[derive(Debug, Default)]
+pub struct TchInputs {
+    pub storages: BTreeMap<String, Tensor>,
+    pub tensors: BTreeMap<String, Tensor>,
+}
+
+impl TensorLookup for TchInputs {
+    type Tensor = Tensor;
+    fn fetch(&self, name: &str) -> Option<Tensor> {
+        self.tensors.get(name).map(Tensor::shallow_clone)
+    }
+}
+
+/// The tch kind of a dtype.
+///
+/// ```
+/// use bcast_conformance::backend::tch::{dtype_of, kind_of};
+/// use bcast_engine::DType;
+/// assert_eq!(dtype_of(kind_of(DType::Float32)), Some(DType::Float32));
+/// ```
+pub fn kind_of(dtype: DType) -> Kind {
+    match dtype {
+        DType::Bool => Kind::Bool,
+        DType::Int64 => Kind::Int64,
+        DType::Float32 => Kind::Float,
+        DType::Float64 => Kind::Double,
+    }
+}
+
+/// The dtype of a tch kind, if the schema has it.
+pub fn dtype_of(kind: Kind) -> Option<DType> {
+    match kind {
+        Kind::Bool => Some(DType::Bool),
+        Kind::Int64 => Some(DType::Int64),
+        Kind::Float => Some(DType::Float32),
+        Kind::Double => Some(DType::Float64),
+        _ => None,
+    }
+}
+
+/// A 1-d tensor of `dtype` holding `values` (as `torch.tensor(values, dtype=...)`).
+pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> {
+    match dtype {
+        DType::Bool => {
+            let v: Vec<bool> = values.iter().map(|n| n.to_f64() != 0.0).collect();
+            Tensor::f_from_slice(&v)
+        }
+        DType::Int64 => {
+            let v: Vec<i64> = values
+                .iter()
+                .map(|n| match n {
+                    Num::Int(i) => *i,
+                    Num::Bool(b) => *b as i64,
+                    Num::Float(f) => *f as i64,
+                })
+                .collect();
+            Tensor::f_from_slice(&v)
+        }
+        DType::Float32 => {
+            let v: Vec<f32> = values.iter().map(|n| num_to_f64(*n) as f32).collect();
+            Tensor::f_from_slice(&v)
+        }
+        DType::Float64 => {
+            let v: Vec<f64> = values.iter().map(|n| num_to_f64(*n)).collect();
+            Tensor::f_from_slice(&v)
+        }
+    }
+}
+
+/// A value as a double; an integer converts directly (as Python's `float(int)` does).
+fn num_to_f64(n: Num) -> f64 {
+    match n {
+        Num::Int(i) => i as f64,
+        other => other.to_f64(),
+    }
+}
+
+fn signed(values: &[usize], what: &str) -> Result<Vec<i64>, BackendFailure> {
+    values
+        .iter()
+        .map(|&v| i64::try_from(v).map_err(|_| BackendFailure(format!("{what} {v} exceeds int64"))))
+        .collect()
+}
+
+impl TchInputs {
+    /// Builds every storage and view of `case`.
+    pub fn build(case: &Case) -> Result<TchInputs, BackendFailure> {
+        let mut inputs = TchInputs::default();
+        for (name, spec) in &case.storages {
+            let dtype =
+                storage_dtype(spec).map_err(|m| BackendFailure(format!("storage {name}: {m}")))?;
+            let values =
+                storage_values(spec).map_err(|m| BackendFailure(format!("storage {name}: {m}")))?;
+            let t = storage_tensor(dtype, &values)
+                .map_err(|e| BackendFailure(format!("storage {name}: {e}")))?;
+            inputs.storages.insert(name.clone(), t);
+        }
+        for (name, spec) in &case.tensors {
+            let base = inputs.storages.get(&spec.storage).ok_or_else(|| {
+                BackendFailure(format!(
+                    "tensor {name} views unknown storage {}",
+                    spec.storage
+                ))
+            })?;
+            let shape = signed(&spec.shape, "size")?;
+            let strides = signed(&spec.strides, "stride")?;
+            let offset = i64::try_from(spec.offset)
+                .map_err(|_| BackendFailure(format!("tensor {name}: offset exceeds int64")))?;
+            let view = base
+                .f_as_strided(shape.as_slice(), strides.as_slice(), offset)
+                .map_err(|e| {
+                    BackendFailure(format!("tensor {name}: {}", super::trim_backtrace(&e)))
+                })?;
+            inputs.tensors.insert(name.clone(), view);
+        }
+        Ok(inputs)
+    }
+
+    /// Every storage's contents.
+    pub fn snapshot(&self) -> Result<BTreeMap<String, Vec<Num>>, TchError> {
+        self.storages
+            .iter()
+            .map(|(name, s)| Ok((name.clone(), tensor_values(s)?)))
+            .collect()
+    }
+}

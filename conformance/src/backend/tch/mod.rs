@@ -1,0 +1,283 @@
+//! libtorch, through tch, as a [`Backend`] (feature `torch`). It builds each case's storages
+//! as 1-d tensors and its views with `as_strided`, interprets the call with tch (one file per
+//! op family, each with a `dispatch(name, &TchArgs)` like the reference backend's), and
+//! describes the outcome exactly as `scripts/lib/torch_exec.py` does in Python.
+//!
+//! # Building
+//!
+//! ```text
+//! eval "$(scripts/setup-torch.sh)"     # torch 2.13.0 in ~/.cache/bcast-torch/venv
+//! cargo test --features torch           # every fixture also through libtorch
+//! cargo run --features torch -- diff --count 20000
+//! ```
+//!
+//! `build.rs` compiles `shim.cpp` against the same libtorch and gives the binaries an rpath
+//! to it, so they run without `LD_LIBRARY_PATH`.
+//!
+//! # What the shim adds to tch
+//!
+//! - Exception classes: tch keeps only the text of a C++ exception. The shim interposes
+//!   `__cxa_throw` and records, for every throw, the class Python's bindings would raise
+//!   (`c10::IndexError` is IndexError, ..., any other `c10::Error` RuntimeError).
+//! - Messages are the text before `"\nException raised from"`, with Python's renaming of
+//!   ATen type names ([`python_message`]); errors collect no stack frames.
+//! - Python numbers: a bool Scalar (tch has none) and the wrapped-number tensor Python makes
+//!   of a number passed for a Tensor parameter. Scalar-taking ops go through torch-sys
+//!   (`raw.rs`), because tch's wrappers panic when such an op fails.
+//! - Storage geometry: the storage pointer and offset of a result.
+//!
+//! # Python-only behaviour (reported as [`BackendFailure::unsupported`], never faked)
+//!
+//! - `torch.broadcast_shapes` is a Python function (not claimed, so skipped).
+//! - The argument parser's TypeErrors: a number where only a tensor is taken
+//!   (`torch.maximum(t, 2)`, `torch.lt(2, t)`, unary ops), `out=` on a method, too many
+//!   arguments, methods that do not exist (`Tensor.maximum_`).
+//! - Keywords and forms tch does not expose: `alpha` of `add`/`sub`, `Tensor.size(dim)`,
+//!   `Tensor.view(dtype)`, einsum's sublist form, a binary op on two numbers.
+//!
+//! `getitem` follows `applySlicing` of ATen/TensorIndexing.h (header-only code that Python
+//! runs and tch cannot reach) with tch's `select`, `slice` and `unsqueeze`, reproducing the
+//! checks that code makes (see `index.rs`).
+
+mod describe;
+mod elementwise;
+mod error;
+mod index;
+mod inputs;
+mod linalg;
+mod number;
+mod raw;
+mod reductions;
+mod shim;
+mod views;
+
+pub use describe::{describe_tensor, tensor_values};
+pub use error::{python_error, python_message, trim_backtrace};
+pub use inputs::{dtype_of, kind_of, TchInputs};
+pub use number::{Number, Operand};
+
+use super::reference::{call_writes, Args, CallError};
+use super::{Backend, BackendFailure, Capabilities};
+use crate::case::{Case, ErrorOutcome, Num, OkOutcome, Outcome};
+use std::collections::BTreeSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use tch::{TchError, Tensor};
+
+/// The version of the libtorch this binary links ("2.13.0", which tch 0.26 requires).
+pub fn torch_version() -> String {
+    shim::torch_version()
+}
+
+/// A call's arguments, resolved against tch tensors.
+pub type TchArgs<'a> = Args<'a, TchInputs>;
+
+/// A value a call returns.
+#[derive(Debug)]
+pub enum TchValue {
+    Tensor(Tensor),
+    Tensors(Vec<Tensor>),
+    Size(Vec<i64>),
+    Int(i64),
+    Bool(bool),
+}
+
+/// Why a call produced no value.
+#[derive(Debug)]
+pub enum TchCallError {
+    /// libtorch raised.
+    Torch(TchError),
+    /// A check of libtorch's header-only indexing code (which tch cannot reach), made here
+    /// with its class and message (see `index.rs`).
+    Raised(ErrorOutcome),
+    /// The call has no tch twin.
+    Unsupported(String),
+}
+
+impl From<TchError> for TchCallError {
+    fn from(e: TchError) -> TchCallError {
+        TchCallError::Torch(e)
+    }
+}
+
+impl From<CallError> for TchCallError {
+    fn from(e: CallError) -> TchCallError {
+        match e {
+            CallError::Unsupported(m) => TchCallError::Unsupported(m),
+            CallError::Engine(e) => TchCallError::Unsupported(e.message().to_string()),
+        }
+    }
+}
+
+/// The result of interpreting a call.
+pub type CallResult = Result<TchValue, TchCallError>;
+
+/// One op family's entry point: `None` when the name is not one of its ops.
+pub type Dispatch = fn(&str, &TchArgs) -> Option<CallResult>;
+
+/// A call that has no tch twin.
+pub fn unsupported<T>(message: impl Into<String>) -> Result<T, TchCallError> {
+    Err(TchCallError::Unsupported(message.into()))
+}
+
+const FAMILIES: [Dispatch; 5] = [
+    elementwise::dispatch,
+    reductions::dispatch,
+    linalg::dispatch,
+    views::dispatch,
+    index::dispatch,
+];
+
+/// Ops that exist only in Python; the backend does not claim them.
+pub const PYTHON_ONLY_OPS: [&str; 1] = ["torch.broadcast_shapes"];
+
+/// Every `fn` name the backend interprets.
+pub fn ops() -> BTreeSet<String> {
+    [
+        elementwise::ops(),
+        reductions::ops(),
+        linalg::ops(),
+        views::ops(),
+        index::ops(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Interprets a call with tch.
+pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
+    let args = Args::new(&case.call, inputs);
+    for family in FAMILIES {
+        if let Some(result) = family(&case.call.fn_, &args) {
+            return result;
+        }
+    }
+    unsupported(format!("tch backend has no op {}", case.call.fn_))
+}
+
+/// Runs a case in libtorch and describes the outcome; a panic becomes a failure.
+///
+/// ```no_run
+/// use bcast_conformance::backend::tch::run_tch;
+/// use bcast_conformance::case::Case;
+/// let case: Case = serde_json::from_str(r#"{"id": "x",
+///   "storages": {"s": {"dtype": "float32", "values": [1.0, 2.0, 3.0]}},
+///   "tensors": {"t": {"storage": "s", "shape": [3], "strides": [1]}},
+///   "call": {"fn": "Tensor.expand", "args": [{"tensor": "t"}, {"ints": [2, 3]}]}}"#).unwrap();
+/// println!("{:?}", run_tch(&case));
+/// ```
+pub fn run_tch(case: &Case) -> Result<Outcome, BackendFailure> {
+    match catch_unwind(AssertUnwindSafe(|| run_unguarded(case))) {
+        Ok(outcome) => outcome,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic without a message".to_string());
+            Err(BackendFailure(format!("tch panicked: {message}")))
+        }
+    }
+}
+
+fn failure(e: TchError) -> BackendFailure {
+    BackendFailure(format!("tch: {e}"))
+}
+
+fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
+    check_throw_hook().map_err(BackendFailure)?;
+    shim::quiet();
+    let inputs = TchInputs::build(case)?;
+    let before = inputs.snapshot().map_err(failure)?;
+    shim::reset_exception_class();
+    let value = match interpret(case, &inputs) {
+        Ok(value) => value,
+        Err(TchCallError::Torch(e)) => {
+            return python_error(&e)
+                .map(Outcome::Error)
+                .ok_or_else(|| failure(e));
+        }
+        Err(TchCallError::Raised(e)) => return Ok(Outcome::Error(e)),
+        Err(TchCallError::Unsupported(m)) => {
+            let m = m.strip_prefix(BackendFailure::UNSUPPORTED).unwrap_or(&m);
+            return Err(BackendFailure::unsupported(m));
+        }
+    };
+    let result = describe::describe_value(&value, &inputs).map_err(failure)?;
+    let after = inputs.snapshot().map_err(failure)?;
+    let changed = after
+        .iter()
+        .any(|(name, v)| before.get(name).is_none_or(|b| !python_equal(b, v)));
+    let storages = (call_writes(case) || changed).then_some(after);
+    Ok(Outcome::Ok(OkOutcome {
+        result,
+        storages,
+        warnings: None,
+    }))
+}
+
+/// Python's `==` on two lists of encoded values (NaN is encoded as the string "nan", so it
+/// equals itself; `0.0 == -0.0`).
+fn python_equal(a: &[Num], b: &[Num]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Num::Float(p), Num::Float(q)) => p == q || (p.is_nan() && q.is_nan()),
+            _ => x == y,
+        })
+}
+
+/// libtorch via tch: claims every level and dtype, and every op but the Python-only ones.
+#[derive(Debug)]
+pub struct TchBackend {
+    capabilities: Capabilities,
+}
+
+/// Whether libtorch's exception classes can be observed: the binary exports the shim's
+/// `__cxa_throw` (this crate's `build.rs` links its own binaries so).
+fn check_throw_hook() -> Result<(), String> {
+    static ACTIVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ACTIVE.get_or_init(shim::throw_hook_active) {
+        return Ok(());
+    }
+    Err(
+        "this binary does not export __cxa_throw, so the tch backend cannot tell libtorch's \
+         exception classes apart (link it with -Wl,--export-dynamic-symbol=__cxa_throw, as \
+         conformance/build.rs does)"
+            .to_string(),
+    )
+}
+
+impl TchBackend {
+    /// The backend, once it has checked that libtorch's exception classes can be observed.
+    ///
+    /// ```no_run
+    /// use bcast_conformance::backend::tch::TchBackend;
+    /// use bcast_conformance::backend::Backend;
+    /// use bcast_conformance::gen::{find_family, generate};
+    /// let mut torch = TchBackend::new().unwrap();
+    /// let outcome = torch.run(&generate(find_family("expand").unwrap(), 1, 0)).unwrap();
+    /// ```
+    pub fn new() -> Result<TchBackend, String> {
+        check_throw_hook()?;
+        Ok(TchBackend {
+            capabilities: Capabilities {
+                ops: Some(ops()),
+                ..Capabilities::everything()
+            },
+        })
+    }
+}
+
+impl Backend for TchBackend {
+    fn name(&self) -> String {
+        format!("tch (libtorch {})", torch_version())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        self.capabilities.clone()
+    }
+
+    fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
+        run_tch(case)
+    }
+}

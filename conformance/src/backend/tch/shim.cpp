@@ -1,0 +1,135 @@
+// What the tch backend needs from libtorch that tch does not expose:
+//  - a bool Scalar (tch makes only int and double ones), and a number as Python's argument
+//    parser passes it for a Tensor parameter: a 0-d "wrapped number" tensor;
+//  - where a tensor sits in its storage (storage data pointer and offset), to tell which
+//    input storage a result views, as `untyped_storage().data_ptr()` does in Python;
+//  - the C++ class of the exception behind an error. tch keeps only `what()`, so this file
+//    interposes `__cxa_throw`: every throw records which Python class torch's bindings would
+//    raise for it (the order of CATCH_CORE_ERRORS in torch/csrc/Exceptions.h);
+//  - quiet: no warnings on stderr, no stack frames collected for errors.
+
+#include <ATen/ScalarOps.h>
+#include <ATen/core/Tensor.h>
+#include <c10/util/Exception.h>
+#include <c10/util/Logging.h>
+#include <torch/headeronly/version.h>
+
+#include <atomic>
+#include <cstdint>
+#include <dlfcn.h>
+#include <typeinfo>
+
+namespace {
+
+thread_local const char* thread_last_class = nullptr;
+std::atomic<const char*> any_last_class{nullptr};
+
+// Whether a `catch (const E&)` would catch an object of type `thrown`.
+template <class E>
+bool caught_as(const std::type_info* thrown, void* object) {
+  void* adjusted = object;
+  return typeid(E).__do_catch(thrown, &adjusted, 1);
+}
+
+const char* python_class(const std::type_info* thrown, void* object) {
+  if (thrown == nullptr) return nullptr;
+  if (caught_as<c10::IndexError>(thrown, object)) return "IndexError";
+  if (caught_as<c10::ValueError>(thrown, object)) return "ValueError";
+  if (caught_as<c10::TypeError>(thrown, object)) return "TypeError";
+  if (caught_as<c10::NotImplementedError>(thrown, object)) return "NotImplementedError";
+  if (caught_as<c10::BufferError>(thrown, object)) return "BufferError";
+  if (caught_as<c10::SyntaxError>(thrown, object)) return "SyntaxError";
+  // LinAlgError, OutOfMemoryError, the distributed errors and AcceleratorError are
+  // subclasses of RuntimeError in Python; every other c10::Error and std::exception is one.
+  if (caught_as<std::exception>(thrown, object)) return "RuntimeError";
+  return nullptr;
+}
+
+// The C++ runtime's signature (GCC declares `tinfo` as `void*`).
+using CxaThrow = void (*)(void*, void*, void (*)(void*));
+
+class SilentWarnings : public c10::WarningHandler {
+ public:
+  void process(const c10::Warning&) override {}
+};
+
+}  // namespace
+
+extern "C" {
+
+// Interposes the C++ runtime's `__cxa_throw` (the executable exports it, so libtorch's
+// throws resolve here), records the class, and forwards to the real one.
+[[noreturn]] void __cxa_throw(void* object, void* tinfo, void (*dest)(void*)) {
+  const char* cls = python_class(static_cast<const std::type_info*>(tinfo), object);
+  thread_last_class = cls;
+  any_last_class.store(cls, std::memory_order_relaxed);
+  static CxaThrow real = reinterpret_cast<CxaThrow>(dlsym(RTLD_NEXT, "__cxa_throw"));
+  if (real == nullptr) std::abort();
+  real(object, tinfo, dest);
+  __builtin_unreachable();
+}
+
+// Forgets the last thrown class (call before an op).
+void bcast_tch_reset_exception_class() {
+  thread_last_class = nullptr;
+  any_last_class.store(nullptr, std::memory_order_relaxed);
+}
+
+// The Python class of the last exception thrown (on this thread, else on any thread, for
+// errors raised in intra-op worker threads and rethrown here), or null.
+const char* bcast_tch_last_exception_class() {
+  if (thread_last_class != nullptr) return thread_last_class;
+  return any_last_class.load(std::memory_order_relaxed);
+}
+
+// Whether throws from libtorch reach the interposer above (the link exported it).
+int bcast_tch_throw_hook_active() {
+  void* found = dlsym(RTLD_DEFAULT, "__cxa_throw");
+  return found == reinterpret_cast<void*>(&__cxa_throw) ? 1 : 0;
+}
+
+// The data pointer of a tensor's storage (null when it has none or it is empty).
+const void* bcast_tch_storage_data(const at::Tensor* t) {
+  if (!t->has_storage()) return nullptr;
+  return t->storage().data();
+}
+
+// A tensor's offset into its storage, in elements.
+int64_t bcast_tch_storage_offset(const at::Tensor* t) { return t->storage_offset(); }
+
+// A Scalar holding a bool, owned by the caller (free it with torch-sys's ats_free).
+at::Scalar* bcast_tch_bool_scalar(int value) { return new at::Scalar(value != 0); }
+
+// `scalar` as the 0-d wrapped-number tensor Python makes of a number passed for a Tensor
+// parameter, owned by the caller (a tch tensor); null if that fails.
+at::Tensor* bcast_tch_wrapped_number(const at::Scalar* scalar) {
+  try {
+    return new at::Tensor(at::native::wrapped_scalar_tensor(*scalar));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+// The libtorch version these headers (and so the linked libraries) belong to: "2.13.0".
+const char* bcast_tch_torch_version() {
+#define BCAST_STR2(x) #x
+#define BCAST_STR(x) BCAST_STR2(x)
+  return BCAST_STR(TORCH_VERSION_MAJOR) "." BCAST_STR(TORCH_VERSION_MINOR) "." BCAST_STR(
+      TORCH_VERSION_PATCH);
+}
+
+// Installs a warning handler that drops every warning (on this thread), and stops c10
+// errors from collecting stack frames (for every thread): tch reads each error's full text,
+// and symbolising its backtrace costs far more than the op. The text still reads
+// "<message>\nException raised from <function> at <file>:<line> ...".
+void bcast_tch_quiet() {
+  static SilentWarnings handler;
+  c10::WarningUtils::set_warning_handler(&handler);
+  static const bool fetcher_set = [] {
+    c10::SetStackTraceFetcher([]() -> std::string { return std::string(); });
+    return true;
+  }();
+  (void)fetcher_set;
+}
+
+}  // extern "C"

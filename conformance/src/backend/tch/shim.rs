@@ -1,0 +1,89 @@
+//! The Rust side of `shim.cpp`: storage geometry and exception classes that tch does not
+//! expose.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use tch::Tensor;
+
+mod ffi {
+    use std::ffi::{c_char, c_int, c_void};
+
+    extern "C" {
+        pub fn bcast_tch_reset_exception_class();
+        pub fn bcast_tch_last_exception_class() -> *const c_char;
+        pub fn bcast_tch_throw_hook_active() -> c_int;
+        pub fn bcast_tch_storage_data(t: *const c_void) -> *const c_void;
+        pub fn bcast_tch_storage_offset(t: *const c_void) -> i64;
+        pub fn bcast_tch_quiet();
+        pub fn bcast_tch_bool_scalar(value: c_int) -> *mut c_void;
+        pub fn bcast_tch_torch_version() -> *const c_char;
+        pub fn bcast_tch_wrapped_number(scalar: *const c_void) -> *mut c_void;
+    }
+}
+
+/// Forgets the class of the last C++ exception (call before running an op).
+pub fn reset_exception_class() {
+    // SAFETY: touches only the shim's own thread-local and atomic.
+    unsafe { ffi::bcast_tch_reset_exception_class() }
+}
+
+/// The Python class torch's bindings raise for the last C++ exception libtorch threw, if any
+/// was thrown since [`reset_exception_class`].
+pub fn last_exception_class() -> Option<&'static str> {
+    // SAFETY: the shim returns null or a pointer to a static NUL-terminated literal.
+    unsafe {
+        let p: *const c_char = ffi::bcast_tch_last_exception_class();
+        (!p.is_null()).then(|| CStr::from_ptr(p).to_str().unwrap_or("RuntimeError"))
+    }
+}
+
+/// Whether libtorch's throws reach the shim (the executable was linked with the export that
+/// `build.rs` asks for). Without it every error would read as a RuntimeError.
+pub fn throw_hook_active() -> bool {
+    // SAFETY: a dlsym lookup.
+    unsafe { ffi::bcast_tch_throw_hook_active() != 0 }
+}
+
+/// Drops libtorch warnings on this thread (the corpus ignores them, as Python's runs do) and
+/// stops errors from collecting stack frames (only the message before them is kept).
+pub fn quiet() {
+    // SAFETY: installs a static warning handler and a stack trace fetcher.
+    unsafe { ffi::bcast_tch_quiet() }
+}
+
+/// The data pointer of `t`'s storage (null for none or an empty one), as an address.
+pub fn storage_address(t: &Tensor) -> usize {
+    // SAFETY: a tch tensor's pointer is a live `at::Tensor*`.
+    unsafe { ffi::bcast_tch_storage_data(t.as_ptr() as *const c_void) as usize }
+}
+
+/// `t`'s offset into its storage, in elements.
+pub fn storage_offset(t: &Tensor) -> i64 {
+    // SAFETY: a tch tensor's pointer is a live `at::Tensor*`.
+    unsafe { ffi::bcast_tch_storage_offset(t.as_ptr() as *const c_void) }
+}
+
+/// A new bool Scalar (free it with `torch_sys::ats_free`).
+///
+/// # Safety
+/// The caller owns the returned pointer and must free it exactly once.
+pub unsafe fn bool_scalar(value: bool) -> *mut torch_sys::C_scalar {
+    ffi::bcast_tch_bool_scalar(value as c_int) as *mut torch_sys::C_scalar
+}
+
+/// The 0-d wrapped-number tensor Python makes of `scalar` for a Tensor parameter.
+pub fn wrapped_number(scalar: *const torch_sys::C_scalar) -> Option<Tensor> {
+    // SAFETY: `scalar` is a live Scalar; the shim returns a new `at::Tensor*` or null, and
+    // the tch tensor takes ownership of it.
+    unsafe {
+        let t = ffi::bcast_tch_wrapped_number(scalar as *const c_void);
+        (!t.is_null()).then(|| Tensor::from_ptr(t as *mut torch_sys::C_tensor))
+    }
+}
+
+/// The version of the libtorch this binary links ("2.13.0").
+pub fn torch_version() -> String {
+    // SAFETY: the shim returns a static NUL-terminated literal.
+    unsafe { CStr::from_ptr(ffi::bcast_tch_torch_version()) }
+        .to_string_lossy()
+        .into_owned()
+}

@@ -1,0 +1,90 @@
+//! Cases through libtorch from Rust (feature `torch`): every fixture, which checks the tch
+//! backend against the torch-labelled corpus and the corpus against libtorch; and the op
+//! cases of `tests/data/tch_ops.json` (from `scripts/tch_op_cases.py`), which cover every op
+//! and call form the backend interprets. Calls that exist only in Python are skipped and
+//! listed; any other difference fails.
+
+#![cfg(feature = "torch")]
+
+use bcast_conformance::backend::tch::TchBackend;
+use bcast_conformance::backend::{Backend, Level};
+use bcast_conformance::case::{load_paths, Outcome};
+use bcast_conformance::runner::{describe_failure, run_case, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn check_against_tch(path: &str) {
+    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let cases =
+        load_paths(std::slice::from_ref(&path)).unwrap_or_else(|e| panic!("cannot load: {e}"));
+    let levels: BTreeSet<Level> = Level::ALL.into_iter().collect();
+    let mut backend = TchBackend::new().unwrap_or_else(|e| panic!("{e}"));
+    let started = Instant::now();
+    let mut agree = 0;
+    let mut python_only: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for loaded in &cases {
+        let report = run_case(&mut backend, &loaded.case, &levels);
+        let reason = match &report.verdict {
+            Verdict::Pass => {
+                agree += 1;
+                continue;
+            }
+            Verdict::Skip(reason) => reason.clone(),
+            Verdict::BackendFailure(f) if f.starts_with("unsupported: ") => f.clone(),
+            Verdict::Fail(_) | Verdict::BackendFailure(_) => {
+                failures.push(describe_failure(loaded, &report));
+                continue;
+            }
+        };
+        // The backend's account of Python's argument parser must match what Python raised.
+        if reason.contains("raises TypeError") {
+            let raised = match &loaded.case.expect {
+                Some(Outcome::Error(e)) => e.kind.as_str(),
+                _ => "no error",
+            };
+            if raised != "TypeError" {
+                failures.push(format!(
+                    "case {}: {reason}, but Python: {raised}",
+                    loaded.case.id
+                ));
+            }
+        }
+        *python_only.entry(reason).or_default() += 1;
+    }
+    eprintln!(
+        "{} on {}: {} cases in {:.2?}: {agree} agree, {} Python-only, {} differ",
+        backend.name(),
+        path.display(),
+        cases.len(),
+        started.elapsed(),
+        python_only.values().sum::<usize>(),
+        failures.len()
+    );
+    for (reason, n) in &python_only {
+        eprintln!("  skipped {n}: {reason}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases differ from libtorch:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn every_fixture_agrees_with_libtorch() {
+    check_against_tch("../fixtures");
+}
+
+#[test]
+fn every_op_form_agrees_with_libtorch() {
+    check_against_tch("tests/data/tch_ops.json");
+}
