@@ -57,7 +57,7 @@ impl fmt::Display for ErrorKind {
 pub struct Error {
     kind: ErrorKind,
     message: String,
-    undefined_in_torch: bool,
+    refusal: bool,
 }
 
 /// The engine's result type.
@@ -69,7 +69,7 @@ impl Error {
         Error {
             kind,
             message: message.into(),
-            undefined_in_torch: false,
+            refusal: false,
         }
     }
 
@@ -113,6 +113,7 @@ impl Error {
         Error::runtime(format!(
             "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
         ))
+        .as_refusal()
     }
 
     /// A limit of the reference engine (not of torch) was reached, e.g. the work one call may
@@ -122,21 +123,26 @@ impl Error {
             ErrorKind::RuntimeError,
             format!("engine limit: {}", message.into()),
         )
+        .as_refusal()
     }
 
     /// Where torch's behaviour is undefined (it reads out of bounds), the engine refuses with
     /// its own message rather than guess; no fixture can pin it.
     pub fn undefined_in_torch(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error {
-            undefined_in_torch: true,
-            ..Error::new(kind, message)
-        }
+        Error::new(kind, message).as_refusal()
     }
 
-    /// Whether this is a refusal where torch's behaviour is undefined (see
-    /// [`Error::undefined_in_torch`]): a comparison with torch means nothing here.
-    pub fn is_undefined_in_torch(&self) -> bool {
-        self.undefined_in_torch
+    /// Whether the engine refused rather than answered as torch: where torch's behaviour is
+    /// undefined ([`Error::undefined_in_torch`]) or a resource runs out
+    /// ([`Error::out_of_memory`], [`Error::limit`]). Comparing such a case with torch says
+    /// nothing about semantics.
+    pub fn is_refusal(&self) -> bool {
+        self.refusal
+    }
+
+    fn as_refusal(mut self) -> Error {
+        self.refusal = true;
+        self
     }
 
     /// The exception class.

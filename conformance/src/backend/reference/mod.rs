@@ -126,12 +126,10 @@ pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
                 warnings: None,
             }))
         }
-        Err(CallError::Engine(e)) if e.is_undefined_in_torch() => {
-            Err(BackendFailure::unsupported(format!(
-                "torch's behaviour is undefined here; the engine refuses: {}",
-                e.message()
-            )))
-        }
+        Err(CallError::Engine(e)) if e.is_refusal() => Err(BackendFailure::unsupported(format!(
+            "the engine refuses (undefined in torch, or a resource limit): {}",
+            e.message()
+        ))),
         Err(CallError::Engine(e)) => Ok(Outcome::Error(ErrorOutcome {
             kind: e.kind().name().to_string(),
             message: e.message().to_string(),

@@ -41,6 +41,8 @@ pub struct LineProcess {
     lines: Receiver<Event>,
     input: Option<Sender<String>>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// Ends (disconnects) when the child's stderr reaches end of file.
+    stderr_done: Receiver<()>,
     closed: Option<String>,
     /// Set once the child is reaped; its pid (and so its group id) may then be reused, so
     /// the group is never signalled after that.
@@ -73,12 +75,17 @@ impl LineProcess {
         thread::spawn(move || write_lines(stdin, input_rx));
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let sink = Arc::clone(&tail);
-        thread::spawn(move || drain_stderr(stderr, sink));
+        let (done_tx, stderr_done) = mpsc::channel::<()>();
+        thread::spawn(move || {
+            drain_stderr(stderr, sink);
+            drop(done_tx);
+        });
         Ok(LineProcess {
             child,
             lines,
             input: Some(input),
             stderr: tail,
+            stderr_done,
             closed: None,
             status: None,
         })
@@ -134,8 +141,12 @@ impl LineProcess {
         }
     }
 
-    /// The last bytes the child wrote to stderr, as text.
+    /// The last bytes the child wrote to stderr, as text. Once the child has exited, waits
+    /// briefly for the drain to reach the end, so its last words are not lost.
     pub fn stderr_tail(&self) -> String {
+        if self.status.is_some() {
+            let _ = self.stderr_done.recv_timeout(Duration::from_secs(2));
+        }
         let tail = self
             .stderr
             .lock()

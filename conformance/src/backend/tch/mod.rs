@@ -193,9 +193,21 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
     let value = match interpret(case, &inputs) {
         Ok(value) => value,
         Err(TchCallError::Torch(e)) => {
-            return python_error(&e)
-                .map(Outcome::Error)
-                .ok_or_else(|| failure(e));
+            return match python_error(&e) {
+                // How much memory there is depends on the machine, not on torch's semantics.
+                Some(err)
+                    if err
+                        .message
+                        .contains("DefaultCPUAllocator: can't allocate memory") =>
+                {
+                    Err(BackendFailure::unsupported(format!(
+                        "libtorch ran out of memory: {}",
+                        err.message.trim()
+                    )))
+                }
+                Some(err) => Ok(Outcome::Error(err)),
+                None => Err(failure(e)),
+            };
         }
         Err(TchCallError::Raised(e)) => return Ok(Outcome::Error(e)),
         Err(TchCallError::Unsupported(m)) => {
