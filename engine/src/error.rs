@@ -113,7 +113,7 @@ impl Error {
         Error::runtime(format!(
             "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
         ))
-        .as_refusal()
+        .into_refusal()
     }
 
     /// A limit of the reference engine (not of torch) was reached, e.g. the work one call may
@@ -123,13 +123,13 @@ impl Error {
             ErrorKind::RuntimeError,
             format!("engine limit: {}", message.into()),
         )
-        .as_refusal()
+        .into_refusal()
     }
 
     /// Where torch's behaviour is undefined (it reads out of bounds), the engine refuses with
     /// its own message rather than guess; no fixture can pin it.
     pub fn undefined_in_torch(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error::new(kind, message).as_refusal()
+        Error::new(kind, message).into_refusal()
     }
 
     /// Whether the engine refused rather than answered as torch: where torch's behaviour is
@@ -140,7 +140,7 @@ impl Error {
         self.refusal
     }
 
-    fn as_refusal(mut self) -> Error {
+    fn into_refusal(mut self) -> Error {
         self.refusal = true;
         self
     }
