@@ -15,12 +15,23 @@ pub struct InProcess {
     /// The cargo feature that compiles it in (empty: always there).
     pub feature: &'static str,
     /// Its constructor, or `None` when the feature is off.
-    pub make: Option<fn() -> Box<dyn Backend>>,
+    pub make: Option<Make>,
 }
 
-fn reference() -> Box<dyn Backend> {
-    Box::new(ReferenceBackend)
+/// Makes an in-process backend, or says why it cannot start.
+pub type Make = fn() -> Result<Box<dyn Backend>, String>;
+
+fn reference() -> Result<Box<dyn Backend>, String> {
+    Ok(Box::new(ReferenceBackend))
 }
+
+/// libtorch through tch, when the `torch` feature is on.
+#[cfg(feature = "torch")]
+const LIBTORCH: Option<Make> =
+    Some(|| super::tch::TchBackend::new().map(|b| Box::new(b) as Box<dyn Backend>));
+/// libtorch through tch, when the `torch` feature is on.
+#[cfg(not(feature = "torch"))]
+const LIBTORCH: Option<Make> = None;
 
 /// Every in-process backend this runner knows, compiled in or not.
 pub const IN_PROCESS: &[InProcess] = &[
@@ -39,12 +50,10 @@ pub const IN_PROCESS: &[InProcess] = &[
         feature: "candle",
         make: foreign::CANDLE,
     },
-    // libtorch through tch: the `torch` feature's backend sets `make` here, as the foreign
-    // crates do (`#[cfg(feature = "torch")]` constructor, `None` otherwise).
     InProcess {
         name: "libtorch",
         feature: "torch",
-        make: None,
+        make: LIBTORCH,
     },
 ];
 
@@ -77,7 +86,7 @@ impl Default for AdapterTimeouts {
 pub fn open_backend(spec: &str, timeouts: AdapterTimeouts) -> Result<Box<dyn Backend>, String> {
     if let Some(known) = IN_PROCESS.iter().find(|b| b.name == spec) {
         return match known.make {
-            Some(make) => Ok(make()),
+            Some(make) => make(),
             None => Err(format!(
                 "backend {spec} is not compiled in (build with --features {})",
                 known.feature
@@ -133,11 +142,12 @@ pub fn available_implementations(
     let mut found = Vec::new();
     let mut absent = Vec::new();
     for known in IN_PROCESS {
-        match known.make {
-            Some(make) => found.push(Implementation {
-                backend: make(),
+        match known.make.map(|make| make()) {
+            Some(Ok(backend)) => found.push(Implementation {
+                backend,
                 via: "in-process".to_string(),
             }),
+            Some(Err(why)) => absent.push(format!("{} ({why})", known.name)),
             None => absent.push(format!(
                 "{} (built without feature `{}`)",
                 known.name, known.feature

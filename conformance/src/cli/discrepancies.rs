@@ -2,6 +2,7 @@
 
 use crate::case::load_paths;
 use crate::claims::build_report;
+use crate::report::readme::write_section;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,6 +15,10 @@ pub struct DiscrepanciesArgs {
     /// Print a Markdown fragment (for the README) instead of text.
     #[arg(long)]
     pub markdown: bool,
+    /// Write the Markdown fragment into this README, between `<!-- discrepancies:start -->`
+    /// and `<!-- discrepancies:end -->`.
+    #[arg(long)]
+    pub readme: Option<PathBuf>,
 }
 
 /// Prints the report; discrepancies are findings, not failures, so it exits 0.
@@ -25,6 +30,11 @@ pub fn discrepancies(args: DiscrepanciesArgs) -> Result<ExitCode, String> {
     };
     let cases = load_paths(&paths).map_err(|e| e.to_string())?;
     let report = build_report(&cases);
+    if let Some(readme) = &args.readme {
+        write_section(readme, "discrepancies", &report.to_markdown())?;
+        eprintln!("wrote the discrepancies into {}", readme.display());
+        return Ok(ExitCode::SUCCESS);
+    }
     print!(
         "{}",
         if args.markdown {

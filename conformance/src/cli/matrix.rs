@@ -3,7 +3,8 @@
 
 use crate::backend::registry::{available_implementations, default_python, AdapterTimeouts};
 use crate::case::load_paths;
-use crate::report::matrix::{render_matrix, splice_readme};
+use crate::report::matrix::render_matrix;
+use crate::report::readme::write_section;
 use crate::runner::matrix::measure;
 use clap::Args;
 use std::path::PathBuf;
@@ -51,11 +52,7 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         print!("{table}");
         return Ok(ExitCode::SUCCESS);
     }
-    let readme = std::fs::read_to_string(&args.readme)
-        .map_err(|e| format!("{}: {e}", args.readme.display()))?;
-    let updated =
-        splice_readme(&readme, &table).map_err(|e| format!("{}: {e}", args.readme.display()))?;
-    std::fs::write(&args.readme, updated).map_err(|e| format!("{}: {e}", args.readme.display()))?;
+    write_section(&args.readme, "matrix", &table)?;
     print!("{table}");
     eprintln!("wrote the matrix into {}", args.readme.display());
     Ok(ExitCode::SUCCESS)

@@ -8,11 +8,6 @@ use crate::runner::suite::{Status, SuiteResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// The marker before the matrix in README.md.
-pub const START_MARKER: &str = "<!-- matrix:start -->";
-/// The marker after it.
-pub const END_MARKER: &str = "<!-- matrix:end -->";
-
 /// One measured implementation.
 #[derive(Debug, Clone)]
 pub struct MatrixRow {
@@ -94,30 +89,4 @@ pub fn render_matrix(rows: &[MatrixRow], cases: &[LoadedCase], absent: &[String]
         let _ = writeln!(s, "Not measured: {}.", absent.join("; "));
     }
     s
-}
-
-/// Replaces what lies between the markers of `readme` with `table`.
-///
-/// ```
-/// use bcast_conformance::report::matrix::splice_readme;
-/// let readme = "# T\n<!-- matrix:start -->\nold\n<!-- matrix:end -->\ntail\n";
-/// let out = splice_readme(readme, "new\n").unwrap();
-/// assert_eq!(out, "# T\n<!-- matrix:start -->\nnew\n<!-- matrix:end -->\ntail\n");
-/// assert!(splice_readme("no markers", "x").is_err());
-/// ```
-pub fn splice_readme(readme: &str, table: &str) -> Result<String, String> {
-    let start = readme
-        .find(START_MARKER)
-        .ok_or_else(|| format!("no {START_MARKER} marker"))?;
-    let after_start = start + START_MARKER.len();
-    let end = readme[after_start..]
-        .find(END_MARKER)
-        .map(|i| after_start + i)
-        .ok_or_else(|| format!("no {END_MARKER} marker after {START_MARKER}"))?;
-    Ok(format!(
-        "{}\n{}{}",
-        &readme[..after_start],
-        table,
-        &readme[end..]
-    ))
 }

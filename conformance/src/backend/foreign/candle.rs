@@ -117,6 +117,7 @@ fn ok(result: ResultValue) -> Outcome {
     Outcome::Ok(OkOutcome {
         result,
         storages: None,
+        warnings: None,
     })
 }
 

@@ -10,18 +10,16 @@ pub mod candle;
 pub mod ndarray;
 pub mod typed;
 
-use super::Backend;
-
 /// The ndarray backend's constructor, when the `ndarray` feature is on.
 #[cfg(feature = "ndarray")]
-pub const NDARRAY: Option<fn() -> Box<dyn Backend>> = Some(|| Box::new(ndarray::NdarrayBackend));
+pub const NDARRAY: Option<super::registry::Make> = Some(|| Ok(Box::new(ndarray::NdarrayBackend)));
 /// The ndarray backend's constructor, when the `ndarray` feature is on.
 #[cfg(not(feature = "ndarray"))]
-pub const NDARRAY: Option<fn() -> Box<dyn Backend>> = None;
+pub const NDARRAY: Option<super::registry::Make> = None;
 
 /// The candle backend's constructor, when the `candle` feature is on.
 #[cfg(feature = "candle")]
-pub const CANDLE: Option<fn() -> Box<dyn Backend>> = Some(|| Box::new(candle::CandleBackend));
+pub const CANDLE: Option<super::registry::Make> = Some(|| Ok(Box::new(candle::CandleBackend)));
 /// The candle backend's constructor, when the `candle` feature is on.
 #[cfg(not(feature = "candle"))]
-pub const CANDLE: Option<fn() -> Box<dyn Backend>> = None;
+pub const CANDLE: Option<super::registry::Make> = None;
