@@ -50,3 +50,4 @@ fi
 
 echo "export LIBTORCH_USE_PYTORCH=1"
 echo "export PATH=\"$VENV/bin:\$PATH\""
+echo "export BCAST_PYTHON=\"$VENV/bin/python\""
