@@ -89,11 +89,10 @@ fn a_backend_wrong_at_one_level_fails_only_that_level() {
         "{line}"
     );
     assert!(table.contains("Not measured: candle"));
-    let mut ops: Vec<&str> = cases.iter().map(|c| c.case.call.fn_.as_str()).collect();
-    ops.sort();
-    ops.dedup();
+    let ops: std::collections::BTreeSet<&str> =
+        cases.iter().map(|c| c.case.call.fn_.as_str()).collect();
     assert!(
-        table.contains(&format!("(ops: {})", ops.join(", "))),
+        table.contains(&format!("{} cases of {} op forms", cases.len(), ops.len())),
         "{table}"
     );
 }

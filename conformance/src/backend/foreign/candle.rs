@@ -8,7 +8,9 @@
 use super::call::{
     expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand,
 };
-use super::typed::{catch_panics, error_outcome, tensor_result, typed_storages, Typed};
+use super::typed::{
+    catch_panics, error_outcome, refuse_huge, tensor_result, typed_storages, Typed,
+};
 use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult};
 use bcast_engine::{index_map, DType, Layout};
@@ -81,6 +83,7 @@ fn input_tensors(case: &Case) -> Result<BTreeMap<String, Tensor>, BackendFailure
 
 /// A result tensor in the schema's terms (new memory: the inputs were gathered).
 fn describe(t: &Tensor) -> Result<TensorResult, BackendFailure> {
+    refuse_huge(t.elem_count())?;
     let flat = t.flatten_all().map_err(failure)?;
     let (dtype, values): (DType, Vec<Num>) = match t.dtype() {
         candle_core::DType::I64 => (
@@ -220,6 +223,9 @@ fn run_case(case: &Case) -> Result<Outcome, BackendFailure> {
                     a.dtype(),
                     b.dtype()
                 )));
+            }
+            if let Ok(target) = a.shape().broadcast_shape_binary_op(b.shape(), "binary") {
+                refuse_huge(target.elem_count())?;
             }
             answer(match op {
                 BinaryOp::Add => a.broadcast_add(&b),

@@ -10,7 +10,10 @@
 use super::call::{
     expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand,
 };
-use super::typed::{catch_panics, error_outcome, tensor_result, typed_storages, Typed};
+use super::typed::{
+    catch_panics, error_outcome, refuse_huge, tensor_result, tensor_result_at, typed_storages,
+    Typed,
+};
 use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult, TensorSpec};
 use bcast_engine::DType;
@@ -153,6 +156,7 @@ macro_rules! numeric {
                 a: &ArrayViewD<$t>,
                 b: &ArrayViewD<$t>,
             ) -> Result<ArrayD<$t>, String> {
+                refuse_panicking_division::<$t>(op, b.iter().copied())?;
                 Ok(match op {
                     BinaryOp::Add => a + b,
                     BinaryOp::Sub => a - b,
@@ -165,6 +169,7 @@ macro_rules! numeric {
                 a: &ArrayViewD<$t>,
                 b: $t,
             ) -> Result<ArrayD<$t>, String> {
+                refuse_panicking_division::<$t>(op, std::iter::once(b))?;
                 Ok(match op {
                     BinaryOp::Add => a + b,
                     BinaryOp::Sub => a - b,
@@ -177,6 +182,7 @@ macro_rules! numeric {
                 a: &mut ArrayViewMutD<$t>,
                 b: &ArrayViewD<$t>,
             ) -> Result<(), String> {
+                refuse_panicking_division::<$t>(op, b.iter().copied())?;
                 match op {
                     BinaryOp::Add => *a += b,
                     BinaryOp::Sub => *a -= b,
@@ -193,6 +199,19 @@ macro_rules! numeric {
             }
         }
     };
+}
+
+/// Integer division by zero panics in Rust, and a panic inside ndarray's collecting loops can
+/// abort the process rather than unwind: refuse such a division up front (torch divides ints
+/// as floats, so ndarray's integer division fails these cases anyway).
+fn refuse_panicking_division<T: Elem + PartialEq + Default>(
+    op: BinaryOp,
+    mut divisors: impl Iterator<Item = T>,
+) -> Result<(), String> {
+    if op == BinaryOp::Div && T::DTYPE == DType::Int64 && divisors.any(|d| d == T::default()) {
+        return Err("ndarray's integer division panics on a zero divisor".to_string());
+    }
+    Ok(())
 }
 
 numeric!(i64, I64, DType::Int64, Num::Int, |n| match n {
@@ -283,10 +302,12 @@ fn describe_view<T: Elem>(
     storage: &str,
     base: &[T],
 ) -> Result<TensorResult, BackendFailure> {
-    let values = v.iter().map(|x| x.num()).collect();
     // As torch reports it: an empty storage is no storage.
     let view_of = (!base.is_empty()).then(|| (storage.to_string(), offset_in(v.as_ptr(), base)));
-    tensor_result(v.shape(), v.strides(), T::DTYPE, values, view_of)
+    let shape = v.shape().to_vec();
+    // Read in place: a broadcast view may be far larger than memory.
+    let at = |i: usize| v[IxDyn(&bcast_engine::index_map::unravel(i, &shape))].num();
+    tensor_result_at(v.shape(), v.strides(), T::DTYPE, v.len(), at, view_of)
 }
 
 fn describe_new<T: Elem>(a: &ArrayD<T>) -> Result<TensorResult, BackendFailure> {
@@ -490,6 +511,7 @@ fn binary<T: Elem>(
         Operand::Tensor(name) => {
             let (b, _, _) = inputs.view::<T>(name)?;
             let target = common_shape(a.shape(), b.shape());
+            refuse_huge(target.iter().product())?;
             match (a.broadcast(IxDyn(&target)), b.broadcast(IxDyn(&target))) {
                 (Some(x), Some(y)) => T::binary(op, &x, &y),
                 _ => return Ok(cannot_broadcast(b.shape(), &target)),

@@ -76,17 +76,41 @@ pub fn tensor_result(
     values: Vec<Num>,
     view_of: Option<(String, usize)>,
 ) -> Result<TensorResult, BackendFailure> {
+    tensor_result_at(shape, strides, dtype, values.len(), |i| values[i], view_of)
+}
+
+/// The most elements an adapter materialises: a broadcast view may be far larger than memory,
+/// and a foreign crate that runs out of memory aborts the process instead of failing a case.
+pub const MAX_MATERIALISED: usize = 1 << 26;
+
+/// Refuses to materialise `numel` elements beyond [`MAX_MATERIALISED`].
+pub fn refuse_huge(numel: usize) -> Result<(), BackendFailure> {
+    if numel > MAX_MATERIALISED {
+        return Err(BackendFailure::unsupported(format!(
+            "a result of {numel} elements is more than the adapter materialises"
+        )));
+    }
+    Ok(())
+}
+
+/// [`tensor_result`] reading element `i` (row-major) through `at`, so that a huge view is
+/// sampled in place.
+pub fn tensor_result_at(
+    shape: &[usize],
+    strides: &[isize],
+    dtype: DType,
+    numel: usize,
+    at: impl Fn(usize) -> Num,
+    view_of: Option<(String, usize)>,
+) -> Result<TensorResult, BackendFailure> {
     let strides = strides
         .iter()
         .map(|&s| usize::try_from(s))
         .collect::<Result<Vec<usize>, _>>()
         .map_err(|_| BackendFailure(format!("a negative stride in {strides:?}")))?;
-    let (values, samples) = match sample_positions(values.len()) {
-        None => (Some(values), None),
-        Some(pos) => (
-            None,
-            Some(pos.into_iter().map(|i| (i, values[i])).collect()),
-        ),
+    let (values, samples) = match sample_positions(numel) {
+        None => (Some((0..numel).map(&at).collect()), None),
+        Some(pos) => (None, Some(pos.into_iter().map(|i| (i, at(i))).collect())),
     };
     let (storage, offset) = match view_of {
         Some((name, offset)) => (Some(name), offset),
