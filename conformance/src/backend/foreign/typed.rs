@@ -141,11 +141,18 @@ pub fn catch_panics(
     f: impl FnOnce() -> Result<Outcome, BackendFailure>,
 ) -> Result<Outcome, BackendFailure> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        let message = payload
-            .downcast_ref::<String>()
-            .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_else(|| "a panic without a message".to_string());
-        Err(BackendFailure(format!("{crate_name} panicked: {message}")))
+        Err(BackendFailure(format!(
+            "{crate_name} panicked: {}",
+            panic_message(payload.as_ref())
+        )))
     })
+}
+
+/// The message a panic carried.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".to_string())
 }

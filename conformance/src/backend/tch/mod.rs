@@ -169,14 +169,10 @@ pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
 pub fn run_tch(case: &Case) -> Result<Outcome, BackendFailure> {
     match catch_unwind(AssertUnwindSafe(|| run_unguarded(case))) {
         Ok(outcome) => outcome,
-        Err(panic) => {
-            let message = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "a panic without a message".to_string());
-            Err(BackendFailure(format!("tch panicked: {message}")))
-        }
+        Err(panic) => Err(BackendFailure(format!(
+            "tch panicked: {}",
+            crate::backend::foreign::typed::panic_message(panic.as_ref())
+        ))),
     }
 }
 
