@@ -1,6 +1,6 @@
 //! The conformance suite and differential harness for PyTorch broadcasting semantics.
 //!
-//! Fixtures (see `fixtures/README.md`) hold cases labelled by real PyTorch; a [`Backend`]
+//! Fixtures (see `fixtures/README.md`) hold cases labelled by real PyTorch; a [`Backend`](backend::Backend)
 //! runs them; the runner compares, level by level, and names every difference.
 
 pub mod backend;

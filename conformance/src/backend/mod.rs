@@ -1,7 +1,7 @@
 //! What an implementation under test provides: a [`Backend`] runs a case and reports the
 //! outcome in the schema's terms, and declares which ops, dtypes and check levels it claims.
 //!
-//! Backends: the reference engine ([`reference`]), any program that speaks the JSON-lines
+//! Backends: the reference engine ([`reference`](mod@reference)), any program that speaks the JSON-lines
 //! protocol of `PROTOCOL.md` ([`subprocess`]), and other Rust tensor crates compiled in by a
 //! cargo feature ([`foreign`]). [`registry`] turns a `--backend` spec into one of them.
 

@@ -1,7 +1,7 @@
 //! Case generators, shared by the torch corpus (`bcast gen`), the proptest properties, the
 //! differential runner and the fuzz targets. Every generator draws from an
 //! [`arbitrary::Unstructured`], so the same code turns fuzz input, proptest bytes or a seed
-//! into a [`Case`](crate::case::Case).
+//! into a `Case`.
 //!
 //! ```
 //! use bcast_conformance::gen::{families, generate};

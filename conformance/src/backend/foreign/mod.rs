@@ -1,5 +1,5 @@
 //! In-process adapters for other Rust tensor crates, each behind its cargo feature. They share
-//! the reading of a case ([`call`]) and the writing of results ([`results`]); each crate's
+//! the reading of a case ([`call`]) and the writing of results ([`typed`]); each crate's
 //! module maps what that crate can express, and a panic inside it is caught and reported as a
 //! failure of the case.
 
