@@ -177,7 +177,7 @@ fn naive(eq: &Equation, sizes: &[usize], ops: &[Tensor]) -> (Vec<usize>, Vec<i64
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4000, max_shrink_iters: 200, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10_000, max_shrink_iters: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn einsum_matches_brute_force((eq, sizes, ops) in case()) {

@@ -120,7 +120,7 @@ fn operands() -> impl Strategy<Value = (Tensor, Tensor)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4000, max_shrink_iters: 200, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10_000, max_shrink_iters: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn matmul_matches_the_triple_loop((a, b) in operands()) {

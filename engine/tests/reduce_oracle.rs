@@ -69,7 +69,7 @@ fn check_shape(x: &Tensor, mask: &[bool], keepdim: bool, out: &Tensor) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4000, max_shrink_iters: 200, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10_000, max_shrink_iters: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn sum_matches_the_grouped_sum((x, mask, dims, keepdim) in case()) {
