@@ -213,7 +213,20 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
                     if iter.numel() > 0 && b.to_vec::<i64>()?.contains(&0) {
                         return Err(Error::runtime("ZeroDivisionError"));
                     }
-                    map_binary(out, a, b, integer::remainder)
+                    // The divisor can still become 0 mid-loop when the output aliases it
+                    // (torch lets some such overlaps through); torch checks every element.
+                    let divided_by_zero = std::cell::Cell::new(false);
+                    map_binary(out, a, b, |x: i64, y: i64| {
+                        if y == 0 {
+                            divided_by_zero.set(true);
+                            return 0;
+                        }
+                        integer::remainder(x, y)
+                    })?;
+                    if divided_by_zero.get() {
+                        return Err(Error::runtime("ZeroDivisionError"));
+                    }
+                    Ok(())
                 }
                 BinaryOp::Div => Err(Error::internal("div on int64")),
             }
