@@ -7,7 +7,9 @@ use bcast_conformance::oracles::targets;
 use std::path::{Path, PathBuf};
 
 fn fuzz_dir(kind: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz").join(kind)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz")
+        .join(kind)
 }
 
 /// Runs every input under `fuzz/KIND/TARGET/` through TARGET's oracle; returns how many ran.

@@ -185,7 +185,14 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
             },
         ));
     }
-    Ok((Scene::new(b), Call { kernel, inputs, out }))
+    Ok((
+        Scene::new(b),
+        Call {
+            kernel,
+            inputs,
+            out,
+        },
+    ))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

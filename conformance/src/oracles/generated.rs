@@ -102,7 +102,10 @@ fn same_num(a: Num, b: Num) -> bool {
 }
 
 /// The storages' contents after the call: as reported, else as the case built them.
-fn storages_after(case: &Case, ok_storages: Option<&BTreeMap<String, Vec<Num>>>) -> BTreeMap<String, (DType, Vec<Num>)> {
+fn storages_after(
+    case: &Case,
+    ok_storages: Option<&BTreeMap<String, Vec<Num>>>,
+) -> BTreeMap<String, (DType, Vec<Num>)> {
     case.storages
         .iter()
         .filter_map(|(name, spec)| {
@@ -111,8 +114,16 @@ fn storages_after(case: &Case, ok_storages: Option<&BTreeMap<String, Vec<Num>>>)
                 Some(v) => v.clone(),
                 // As the storage holds them: rounded to its dtype.
                 None => {
-                    let written: Vec<_> = storage_values(spec).ok()?.iter().map(|v| v.to_scalar()).collect();
-                    Buffer::from_scalars(dtype, &written).to_scalars().into_iter().map(Num::from_scalar).collect()
+                    let written: Vec<_> = storage_values(spec)
+                        .ok()?
+                        .iter()
+                        .map(|v| v.to_scalar())
+                        .collect();
+                    Buffer::from_scalars(dtype, &written)
+                        .to_scalars()
+                        .into_iter()
+                        .map(Num::from_scalar)
+                        .collect()
                 }
             };
             Some((name.clone(), (dtype, values)))
@@ -127,7 +138,11 @@ fn check_tensor(
 ) -> Result<(), String> {
     let dtype = DType::from_name(&t.dtype).ok_or(format!("unknown dtype {}", t.dtype))?;
     if t.strides.len() != t.shape.len() {
-        return Err(format!("{} strides for {} dims", t.strides.len(), t.shape.len()));
+        return Err(format!(
+            "{} strides for {} dims",
+            t.strides.len(),
+            t.shape.len()
+        ));
     }
     let numel = if t.shape.contains(&0) {
         0
@@ -144,7 +159,9 @@ fn check_tensor(
         (Some(v), None) if v.len() == numel => v.iter().copied().enumerate().collect(),
         (None, Some(s)) if numel > MAX_FULL_VALUES => {
             if s.windows(2).any(|w| w[0].0 >= w[1].0) || s.iter().any(|(i, _)| *i >= numel) {
-                return Err(format!("sample positions out of order or range for numel {numel}"));
+                return Err(format!(
+                    "sample positions out of order or range for numel {numel}"
+                ));
             }
             s.clone()
         }
@@ -160,7 +177,11 @@ fn check_tensor(
         .get(name)
         .ok_or(format!("the result views unknown storage {name}"))?;
     if *storage_dtype != dtype {
-        return Err(format!("a {} view of a {} storage", t.dtype, storage_dtype.name()));
+        return Err(format!(
+            "a {} view of a {} storage",
+            t.dtype,
+            storage_dtype.name()
+        ));
     }
     let len = values.len();
     let written = call_writes(case);
@@ -180,7 +201,11 @@ fn check_tensor(
             }
             // A resized out= may reach past the length the case describes.
             None if written => {}
-            None => return Err(format!("element {i} at {address} is past storage {name} of {len}")),
+            None => {
+                return Err(format!(
+                    "element {i} at {address} is past storage {name} of {len}"
+                ))
+            }
         }
     }
     Ok(())
@@ -192,7 +217,10 @@ fn describes_consistently(case: &Case, outcome: &Outcome) -> Result<(), String> 
         Outcome::Error(e) => {
             return match ErrorKind::ALL.iter().any(|k| k.name() == e.kind) {
                 true if !e.message.is_empty() => Ok(()),
-                _ => Err(format!("error {:?} of an unknown class or without message", e)),
+                _ => Err(format!(
+                    "error {:?} of an unknown class or without message",
+                    e
+                )),
             }
         }
         Outcome::Ok(ok) => ok,
@@ -206,10 +234,16 @@ fn describes_consistently(case: &Case, outcome: &Outcome) -> Result<(), String> 
             let spec = &case.storages[name];
             let len = storage_values(spec).map(|v| v.len()).unwrap_or(0);
             if values.len() != len {
-                return Err(format!("storage {name} reported with {} of {len} values", values.len()));
+                return Err(format!(
+                    "storage {name} reported with {} of {len} values",
+                    values.len()
+                ));
             }
             if let Some(v) = values.iter().find(|v| !v.fits(*dtype)) {
-                return Err(format!("storage {name} holds {v:?}, not a {}", dtype.name()));
+                return Err(format!(
+                    "storage {name} holds {v:?}, not a {}",
+                    dtype.name()
+                ));
             }
         }
     }

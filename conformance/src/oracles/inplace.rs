@@ -21,18 +21,19 @@ use crate::gen::{
 use arbitrary::Unstructured;
 use bcast_engine::index_map::storage_indices;
 use bcast_engine::iter::{with_strategy, Strategy};
+use bcast_engine::layout::contiguous_strides;
 use bcast_engine::ops::{BinaryOp, CompareOp, UnaryOp};
 use bcast_engine::overlap::{
     get_overlap_status, has_internal_overlap, order_dependent, MemOverlap, MemOverlapStatus,
 };
-use bcast_engine::layout::contiguous_strides;
 use bcast_engine::resize::resize_output;
 use bcast_engine::shape::infer_size;
 use bcast_engine::{DType, Scalar, Storage, Tensor};
 use std::collections::BTreeSet;
 
 /// torch's message for a written tensor that overlaps itself.
-const INTERNAL: &str = "more than one element of the written-to tensor refers to a single memory location";
+const INTERNAL: &str =
+    "more than one element of the written-to tensor refers to a single memory location";
 /// torch's message for an input that partly overlaps the written tensor.
 const PARTIAL: &str =
     "some elements of the input tensor and the written-to tensor refer to a single memory location";
@@ -44,7 +45,10 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
         0 => Kernel::Unary(*u.choose(&UnaryOp::ALL)?),
         1 => {
             let op = *u.choose(&BinaryOp::ALL)?;
-            Kernel::Binary(op.with_alpha(*u.choose(&[1.into(), 2.into()])?).unwrap_or(op))
+            Kernel::Binary(
+                op.with_alpha(*u.choose(&[1.into(), 2.into()])?)
+                    .unwrap_or(op),
+            )
         }
         2 => Kernel::Compare(*u.choose(&CompareOp::ALL)?),
         3 => Kernel::Where,
@@ -161,8 +165,8 @@ fn as_checked(call: &Call, probe: &Inputs) -> (Tensor, bool) {
     match (call.kernel, &call.inputs[..]) {
         (Kernel::Binary(BinaryOp::Pow), [Input::Number(base), Input::Tensor(exponent)]) => {
             let shape = probe.tensors[exponent].shape();
-            let resized =
-                resize_output(written, shape, &contiguous_strides(shape)).unwrap_or(written.clone());
+            let resized = resize_output(written, shape, &contiguous_strides(shape))
+                .unwrap_or(written.clone());
             let fills = matches!(base, Scalar::Int(1)) || *base == Scalar::Float(1.0);
             (resized, !fills)
         }
@@ -172,9 +176,9 @@ fn as_checked(call: &Call, probe: &Inputs) -> (Tensor, bool) {
 
 /// The addresses an `out=` resized to the inputs' broadcast shape may cover.
 fn resized_range(call: &Call, inputs: &Inputs, written: &Tensor) -> std::ops::Range<usize> {
-    let broadcast = call
-        .tensor_inputs()
-        .try_fold(Vec::new(), |acc, n| infer_size(&acc, inputs.tensors[n].shape()).ok());
+    let broadcast = call.tensor_inputs().try_fold(Vec::new(), |acc, n| {
+        infer_size(&acc, inputs.tensors[n].shape()).ok()
+    });
     match broadcast {
         Some(shape) if shape != written.shape() => {
             let numel = shape.iter().product::<usize>();

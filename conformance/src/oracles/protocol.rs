@@ -12,8 +12,9 @@ use serde::Serialize;
 pub(crate) fn round_trips<T: Serialize + DeserializeOwned>(value: &T, what: &str) {
     let first = serde_json::to_string(value)
         .unwrap_or_else(|e| panic!("a decoded {what} does not encode: {e}"));
-    let again: T = serde_json::from_str(&first)
-        .unwrap_or_else(|e| panic!("the encoding of a decoded {what} does not decode ({e}): {first}"));
+    let again: T = serde_json::from_str(&first).unwrap_or_else(|e| {
+        panic!("the encoding of a decoded {what} does not decode ({e}): {first}")
+    });
     let second = serde_json::to_string(&again).expect("encodes");
     assert_eq!(first, second, "a {what} changed in a round trip");
 }
