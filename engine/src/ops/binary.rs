@@ -94,6 +94,11 @@ fn sub_check(a: DType, b: DType) -> Result<()> {
     Ok(())
 }
 
+/// torch's error for an integer division by zero, raised from inside its loop.
+fn zero_division() -> Error {
+    Error::runtime("ZeroDivisionError")
+}
+
 /// torch's `alpha_check` against the computation dtype.
 fn alpha_check(dtype: DType, alpha: Scalar) -> Result<()> {
     if alpha.is_bool() && dtype != DType::Bool {
@@ -211,7 +216,7 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
                 BinaryOp::Minimum => map_binary(out, a, b, i64::min),
                 BinaryOp::Remainder => {
                     if iter.numel() > 0 && b.to_vec::<i64>()?.contains(&0) {
-                        return Err(Error::runtime("ZeroDivisionError"));
+                        return Err(zero_division());
                     }
                     // The divisor can still become 0 mid-loop when the output aliases it
                     // (torch lets some such overlaps through); torch checks every element.
@@ -224,7 +229,7 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
                         integer::remainder(x, y)
                     })?;
                     if divided_by_zero.get() {
-                        return Err(Error::runtime("ZeroDivisionError"));
+                        return Err(zero_division());
                     }
                     Ok(())
                 }
