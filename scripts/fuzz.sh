@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Runs cargo-fuzz targets for a given time each.
+# Runs cargo-fuzz targets for a given time each; fails on the first finding.
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS] [-- extra libFuzzer args]
 #
 # Uses the nightly toolchain with AddressSanitizer when it is installed, and falls back to the
-# stable toolchain without a sanitizer (-s none). Seeds come from fuzz/seeds/TARGET (committed)
-# and the corpus grows in fuzz/corpus/TARGET (not committed). Installs cargo-fuzz if missing.
+# stable toolchain without a sanitizer (-s none). Seeds come from fuzz/seeds/TARGET (committed),
+# dictionaries from fuzz/dicts/TARGET.dict, and the corpus grows in fuzz/corpus/TARGET (not
+# committed); findings land in fuzz/artifacts/TARGET/. Installs cargo-fuzz if missing.
+#
+# differential_torch (the engine against libtorch) needs BCAST_FUZZ_FEATURES=torch and the
+# environment of `eval "$(scripts/setup-torch.sh)"`; "all" skips it otherwise. The features
+# apply to that target alone (the others need no libtorch). It always runs
+# without a sanitizer: libtorch is not instrumented, and the tch backend's `__cxa_throw` hook
+# would clash with AddressSanitizer's.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
@@ -23,23 +30,39 @@ else
 fi
 
 features=()
-if [ -n "${BCAST_FUZZ_FEATURES:-}" ]; then features=(--features "$BCAST_FUZZ_FEATURES"); fi
+torch=false
+if [ -n "${BCAST_FUZZ_FEATURES:-}" ]; then
+  features=(--features "$BCAST_FUZZ_FEATURES")
+  case ",$BCAST_FUZZ_FEATURES," in *,torch,*) torch=true ;; esac
+fi
 
 if [ "$target" = all ]; then
-  targets=$(cargo "${toolchain[@]}" fuzz list "${features[@]}")
+  targets=$(cargo "${toolchain[@]}" fuzz list)
 else
   targets=$target
 fi
 
 for t in $targets; do
+  san=("${sanitizer[@]}")
+  feats=()
+  if [ "$t" = differential_torch ]; then
+    if ! $torch; then
+      [ "$target" = all ] && { echo "== $t skipped (needs BCAST_FUZZ_FEATURES=torch)"; continue; }
+      echo "differential_torch needs BCAST_FUZZ_FEATURES=torch and scripts/setup-torch.sh" >&2
+      exit 2
+    fi
+    # Its own target directory, so the two sanitizer settings do not rebuild each other.
+    san=(-s none --target-dir target/torch)
+    feats=("${features[@]}")
+  fi
   mkdir -p "corpus/$t"
   seeds=()
   [ -d "seeds/$t" ] && seeds=("seeds/$t")
   dict=()
   [ -f "dicts/$t.dict" ] && dict=("-dict=dicts/$t.dict")
-  echo "== $t for ${seconds}s (${toolchain[*]:-stable} ${sanitizer[*]})"
-  cargo "${toolchain[@]}" fuzz run "${sanitizer[@]}" "${features[@]}" -O "$t" "corpus/$t" "${seeds[@]}" -- \
-    -max_total_time="$seconds" -rss_limit_mb=4096 "${dict[@]}" "$@" 2>&1 \
+  echo "== $t for ${seconds}s (${toolchain[*]:-stable} ${san[*]})"
+  cargo "${toolchain[@]}" fuzz run "${san[@]}" "${feats[@]}" -O "$t" "corpus/$t" "${seeds[@]}" -- \
+    -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=30 "${dict[@]}" "$@" 2>&1 \
     | grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)|ERROR|panicked|SUMMARY|Test unit written' || true
   test "${PIPESTATUS[0]}" -eq 0
 done

@@ -19,16 +19,46 @@ pub fn shared_views(
     first: (&[usize], bool),
     second: (&[usize], bool),
 ) -> GenResult<(String, String)> {
-    let spec_a = random_view(u, first.0, first.1)?;
-    let mut spec_b = random_view(u, second.0, second.1)?;
-    let shift = u.int_in_range(0..=3)?;
-    spec_b.offset += shift;
-    spec_b.storage_len += shift;
-    let storage = b.storage(u, dtype, spec_a.storage_len.max(spec_b.storage_len))?;
+    let names = views_of_one_storage(u, b, dtype, &[first, second])?;
+    Ok((names[0].clone(), names[1].clone()))
+}
+
+/// New views over one new storage of `dtype`, one per `(shape, allow_expanded)`, each after
+/// the first shifted by a few elements, so they may coincide, overlap or not.
+///
+/// ```
+/// # use bcast_conformance::gen::{views_of_one_storage, CaseBuilder};
+/// let mut b = CaseBuilder::default();
+/// let mut u = arbitrary::Unstructured::new(&[9; 64]);
+/// let specs: [(&[usize], bool); 3] = [(&[2, 3], false), (&[3], true), (&[], true)];
+/// let names = views_of_one_storage(&mut u, &mut b, bcast_engine::DType::Int64, &specs).unwrap();
+/// let storage = &b.tensor_spec(&names[0]).unwrap().storage;
+/// assert!(names.iter().all(|n| &b.tensor_spec(n).unwrap().storage == storage));
+/// ```
+pub fn views_of_one_storage(
+    u: &mut Unstructured,
+    b: &mut CaseBuilder,
+    dtype: DType,
+    views: &[(&[usize], bool)],
+) -> GenResult<Vec<String>> {
+    let mut specs = Vec::with_capacity(views.len());
+    for (k, &(shape, allow_expanded)) in views.iter().enumerate() {
+        let mut spec = random_view(u, shape, allow_expanded)?;
+        if k > 0 {
+            let shift = u.int_in_range(0..=3)?;
+            spec.offset += shift;
+            spec.storage_len += shift;
+        }
+        specs.push(spec);
+    }
+    let len = specs.iter().map(|s| s.storage_len).max().unwrap_or(0);
+    let storage = b.storage(u, dtype, len)?;
     b.tag("aliased");
-    let a = b.tensor(&storage, first.0, &spec_a);
-    let c = b.tensor(&storage, second.0, &spec_b);
-    Ok((a, c))
+    Ok(views
+        .iter()
+        .zip(&specs)
+        .map(|(&(shape, _), spec)| b.tensor(&storage, shape, spec))
+        .collect())
 }
 
 fn engine_tensor(

@@ -27,7 +27,7 @@ mod strides;
 mod tolerance;
 pub mod views;
 
-pub use aliasing::{is_racy, shared_views};
+pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{python_number, random_dtype};

@@ -94,6 +94,11 @@ fn sub_check(a: DType, b: DType) -> Result<()> {
     Ok(())
 }
 
+/// torch's error for an integer division by zero, raised from inside its loop.
+fn zero_division() -> Error {
+    Error::runtime("ZeroDivisionError")
+}
+
 /// torch's `alpha_check` against the computation dtype.
 fn alpha_check(dtype: DType, alpha: Scalar) -> Result<()> {
     if alpha.is_bool() && dtype != DType::Bool {
@@ -211,9 +216,22 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
                 BinaryOp::Minimum => map_binary(out, a, b, i64::min),
                 BinaryOp::Remainder => {
                     if iter.numel() > 0 && b.to_vec::<i64>()?.contains(&0) {
-                        return Err(Error::runtime("ZeroDivisionError"));
+                        return Err(zero_division());
                     }
-                    map_binary(out, a, b, integer::remainder)
+                    // The divisor can still become 0 mid-loop when the output aliases it
+                    // (torch lets some such overlaps through); torch checks every element.
+                    let divided_by_zero = std::cell::Cell::new(false);
+                    map_binary(out, a, b, |x: i64, y: i64| {
+                        if y == 0 {
+                            divided_by_zero.set(true);
+                            return 0;
+                        }
+                        integer::remainder(x, y)
+                    })?;
+                    if divided_by_zero.get() {
+                        return Err(zero_division());
+                    }
+                    Ok(())
                 }
                 BinaryOp::Div => Err(Error::internal("div on int64")),
             }

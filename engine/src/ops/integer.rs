@@ -33,8 +33,12 @@ pub fn powi(a: i64, b: i64) -> i64 {
     result
 }
 
-/// torch's integer `remainder` (the divisor is never 0 here): the sign of the divisor.
+/// torch's integer `remainder`: the sign of the divisor. The caller rules out a divisor of 0
+/// (torch's `ZeroDivisionError`); here it gives 0 rather than a panic.
 pub fn remainder(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        return 0;
+    }
     let r = a.wrapping_rem(b);
     if r != 0 && ((r < 0) != (b < 0)) {
         r.wrapping_add(b)
