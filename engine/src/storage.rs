@@ -37,7 +37,13 @@ impl Buffer {
     /// A buffer of `len` zeros, or an error when `len` is more than the engine allocates.
     pub fn zeros(dtype: DType, len: usize) -> Result<Buffer> {
         check_allocation(dtype, len)?;
-        Ok(dispatch_dtype!(dtype, T => Buffer::from(vec![T::default(); len])))
+        // Zero-initialised allocation: large buffers come from the OS as untouched zero
+        // pages (no pass writing zeros), which the advice makes huge.
+        Ok(dispatch_dtype!(dtype, T => {
+            let v = vec![T::default(); len];
+            crate::memory::advise_huge_pages(v.as_ptr() as *const u8, len * std::mem::size_of::<T>());
+            Buffer::from(v)
+        }))
     }
 
     /// Converts scalars with C++ casts.

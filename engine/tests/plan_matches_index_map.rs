@@ -7,8 +7,13 @@
 //! offset, zero-size and 0-d, of every dtype, with edge values; written tensors may share a
 //! storage with inputs. Cases whose values depend on loop order even in torch
 //! ([`order_dependent`]) are skipped.
+//!
+//! A second set of properties uses long shapes, which take the plan's reordered walks: an
+//! inner dim shorter than 32 beside a long one (repeated rows), two dims of 16 or more with
+//! a transposed operand (tiles, partial edge tiles included), and more than 2^18 elements
+//! (split over 2 or 3 threads).
 
-use bcast_engine::iter::{with_strategy, Strategy as Loops};
+use bcast_engine::iter::{set_num_threads, with_strategy, Strategy as Loops};
 use bcast_engine::layout::contiguous_strides;
 use bcast_engine::ops::{
     binary, compare, copy_, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
@@ -179,11 +184,20 @@ fn dtype() -> impl Strategy<Value = DType> {
 
 /// Two inputs of broadcasting shapes, each in its own storage.
 fn two_inputs() -> impl Strategy<Value = Inputs> {
-    shape()
+    two_inputs_from(shape(), true)
+}
+
+/// Two inputs in their own storages, the first of a shape from `shapes` (with stride-0 dims
+/// only when `expandable`), the second of a shape that broadcasts with it.
+fn two_inputs_from(
+    shapes: impl Strategy<Value = Vec<usize>>,
+    expandable: bool,
+) -> impl Strategy<Value = Inputs> {
+    shapes
         .prop_flat_map(|a| (Just(a.clone()), partner(a)))
-        .prop_flat_map(|(a, b)| {
+        .prop_flat_map(move |(a, b)| {
             (
-                view(0, a, true),
+                view(0, a, expandable),
                 view(1, b, true),
                 dtype(),
                 dtype(),
@@ -268,9 +282,57 @@ fn agree(
         observe(&storages, result)
     };
     let (plan, naive) = (run(Loops::Plan), run(Loops::IndexMap));
-    prop_assert_eq!(&plan.result, &naive.result);
-    prop_assert_eq!(&plan.storages, &naive.storages);
-    Ok(())
+    match difference(&plan, &naive) {
+        None => Ok(()),
+        Some(d) => Err(TestCaseError::fail(d)),
+    }
+}
+
+/// Where two values lists first differ, with the values there.
+fn first_difference(plan: &[u64], naive: &[u64]) -> Option<String> {
+    if plan.len() != naive.len() {
+        return Some(format!("{} values against {}", plan.len(), naive.len()));
+    }
+    let i = plan.iter().zip(naive).position(|(p, n)| p != n)?;
+    Some(format!(
+        "at {i} of {}: plan {:#x}, index map {:#x}",
+        plan.len(),
+        plan[i],
+        naive[i]
+    ))
+}
+
+/// What differs between two runs, briefly (long shapes hold too many values to print).
+fn difference(plan: &Observed, naive: &Observed) -> Option<String> {
+    match (&plan.result, &naive.result) {
+        (Ok(p), Ok(n)) => {
+            if (&p.0, &p.1, p.2, p.3) != (&n.0, &n.1, n.2, n.3) {
+                return Some(format!(
+                    "result geometry: plan {:?}, index map {:?}",
+                    (&p.0, &p.1, p.2, p.3),
+                    (&n.0, &n.1, n.2, n.3)
+                ));
+            }
+            if let Some(d) = first_difference(&p.4, &n.4) {
+                return Some(format!("result values {d}"));
+            }
+        }
+        (p, n) if p.is_err() || n.is_err() => {
+            if p != n {
+                let brief = |r: &std::result::Result<ObservedTensor, String>| match r {
+                    Ok(t) => format!("a result of shape {:?}", t.0),
+                    Err(e) => e.clone(),
+                };
+                return Some(format!("plan: {}; index map: {}", brief(p), brief(n)));
+            }
+        }
+        _ => {}
+    }
+    plan.storages
+        .iter()
+        .zip(&naive.storages)
+        .enumerate()
+        .find_map(|(k, (p, n))| first_difference(p, n).map(|d| format!("storage {k} {d}")))
 }
 
 fn operand(t: &Tensor, number: Option<Scalar>) -> Operand {
@@ -385,5 +447,136 @@ proptest! {
                 Ok(dst)
             })?,
         }
+    }
+}
+
+/// Cases per property on long shapes (each costs up to a few hundred thousand elements).
+const LONG_CASES: u32 = 64;
+
+/// Shapes that take the plan's reordered walks: a short inner dim beside a long one, two
+/// long dims, or enough elements to split over threads.
+fn long_shape() -> impl Strategy<Value = Vec<usize>> {
+    prop_oneof![
+        (1usize..=31, 33usize..=2500, 1usize..=2).prop_map(|(n0, n1, n2)| vec![n2, n1, n0]),
+        (1usize..=2, 16usize..=90, 16usize..=90).prop_map(|(n2, n1, n0)| vec![n2, n1, n0]),
+        (300usize..=640, 600usize..=800).prop_map(|(n1, n0)| vec![n1, n0]),
+        (2usize..=8, 300usize..=600, 1usize..=31).prop_map(|(n2, n1, n0)| vec![n2, n1 * 40, n0]),
+    ]
+}
+
+/// Runs `call` on `inputs` with `threads` threads for the plan (and the index map), then
+/// restores the default.
+fn agree_threaded(
+    inputs: &Inputs,
+    threads: usize,
+    call: impl Fn(&[Tensor]) -> Result<Tensor>,
+) -> std::result::Result<(), TestCaseError> {
+    set_num_threads(threads);
+    let result = agree(inputs, call);
+    set_num_threads(0);
+    result
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        max_global_rejects: LONG_CASES * 10,
+        ..ProptestConfig::with_cases(LONG_CASES)
+    })]
+
+    #[test]
+    fn long_binary_ops(
+        inputs in two_inputs_from(long_shape(), true),
+        op in prop::sample::select(BinaryOp::ALL.to_vec()),
+        number in prop::option::weighted(0.1, number()),
+        threads in 1usize..=3,
+    ) {
+        agree_threaded(&inputs, threads, |t| binary(op, &t[0], operand(&t[1], number), None))?;
+    }
+
+    #[test]
+    fn long_unary_and_where(
+        inputs in long_shape().prop_flat_map(|a| {
+            (Just(a.clone()), partner(a.clone()), partner(a))
+        }).prop_flat_map(|(a, b, c)| {
+            (view(0, a, true), view(1, b, true), view(2, c, true), dtype(), dtype(), any::<[u64; 3]>())
+        }).prop_map(|(va, vb, vc, da, db, seeds)| Inputs {
+            storages: vec![(da, seeds[0]), (db, seeds[1]), (DType::Bool, seeds[2])],
+            views: vec![va, vb, vc],
+        }),
+        threads in 1usize..=3,
+        which in 0u8..2,
+    ) {
+        agree_threaded(&inputs, threads, |t| match which {
+            0 => unary(UnaryOp::Neg, &t[0], None),
+            _ => r#where(&t[2], &t[0], &t[1], None),
+        })?;
+    }
+
+    /// In place into a tensor of its own storage (the target is its own first input), and
+    /// copies into it and out of it.
+    #[test]
+    fn long_inplace_and_copies(
+        inputs in two_inputs_from(long_shape(), false),
+        op in prop::sample::select(vec![BinaryOp::Add(Scalar::Int(1)), BinaryOp::Sub(Scalar::Float(0.5)), BinaryOp::Mul, BinaryOp::Maximum]),
+        threads in 1usize..=3,
+        which in 0u8..3,
+    ) {
+        agree_threaded(&inputs, threads, |t| match which {
+            0 => binary(op, &t[0], &t[1], Some(&t[0])),
+            1 => copy_(&t[0], &t[1]),
+            _ => {
+                let dst = Tensor::zeros(t[0].shape(), t[1].dtype())?;
+                kernels::copy_into(&dst, &t[0])?;
+                Ok(dst)
+            }
+        })?;
+    }
+
+    /// A written tensor and an input over one storage, on long shapes.
+    #[test]
+    fn long_aliased(
+        inputs in long_shape()
+            .prop_flat_map(|t| (Just(t.clone()), partner(t)))
+            .prop_flat_map(|(t, i)| (view(0, t, false), view(0, i, true), dtype(), any::<u64>()))
+            .prop_map(|(vt, vi, d, s)| Inputs { storages: vec![(d, s)], views: vec![vt, vi] }),
+        threads in 1usize..=3,
+    ) {
+        let (_, tensors) = inputs.build();
+        prop_assume!(!order_dependent(&tensors[0], &tensors[1]));
+        agree_threaded(&inputs, threads, |t| binary(BinaryOp::Add(Scalar::Int(1)), &t[0], &t[1], Some(&t[0])))?;
+    }
+}
+
+/// Outputs past the size where the plan writes with non-temporal stores (32 MiB), on one and
+/// two threads: plain rows, a stride-0 input, and repeated short rows.
+#[test]
+fn streamed_outputs_match_the_index_map() {
+    let values = |n: usize, seed: u64| -> Vec<f32> {
+        let mut state = seed;
+        (0..n)
+            .map(|_| (splitmix(&mut state) % 1000) as f32 / 8.0)
+            .collect()
+    };
+    let cases: [(&[usize], &[usize]); 3] = [
+        (&[2049, 4097], &[4097]),
+        (&[2049, 4097], &[2049, 1]),
+        (&[2_800_001, 3], &[3]),
+    ];
+    for (threads, (a, b)) in [1, 2].into_iter().flat_map(|t| cases.map(|c| (t, c))) {
+        let ta = Tensor::from_vec(values(a.iter().product(), 1), a).unwrap();
+        let tb = Tensor::from_vec(values(b.iter().product(), 2), b).unwrap();
+        set_num_threads(threads);
+        let plan = binary(BinaryOp::Sub(Scalar::Int(1)), &ta, &tb, None).unwrap();
+        set_num_threads(0);
+        let naive = with_strategy(Loops::IndexMap, || {
+            binary(BinaryOp::Sub(Scalar::Int(1)), &ta, &tb, None)
+        })
+        .unwrap();
+        let (p, n) = (
+            plan.to_vec::<f32>().unwrap(),
+            naive.to_vec::<f32>().unwrap(),
+        );
+        assert!(p.len() * 4 >= 32 << 20, "{a:?}: output too small to stream");
+        assert!(p == n, "{a:?} - {b:?} on {threads} thread(s)");
     }
 }

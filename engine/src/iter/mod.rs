@@ -10,13 +10,19 @@
 mod access;
 mod broadcast;
 mod coalesce;
+mod exec;
+mod kernel;
 mod loops;
 mod output_layout;
 mod perm;
 mod plan;
 mod reorder;
+mod repeat;
 mod setup;
 mod strategy;
+mod stream;
+mod threads;
+mod tile;
 
 pub use broadcast::{broadcast_strides, compute_shape};
 pub use coalesce::coalesce;
@@ -29,3 +35,4 @@ pub use plan::{Block, Plan};
 pub use reorder::reorder_dims;
 pub use setup::{Iter, IterConfig, IterInput, IterSetup};
 pub use strategy::{strategy, with_strategy, Strategy};
+pub use threads::{num_threads, set_num_threads};

@@ -307,7 +307,11 @@ fn common_shape(a: &[usize], b: &[usize]) -> Vec<usize> {
 }
 
 fn ok(result: ResultValue, storages: Option<BTreeMap<String, Vec<Num>>>) -> Outcome {
-    Outcome::Ok(OkOutcome { result, storages })
+    Outcome::Ok(OkOutcome {
+        result,
+        storages,
+        warnings: None,
+    })
 }
 
 fn cannot_broadcast(from: &[usize], to: &[usize]) -> Outcome {
