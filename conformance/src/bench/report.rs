@@ -110,15 +110,26 @@ pub fn render_table(table: &Table) -> String {
         }
         s.push('\n');
     }
-    let _ = write!(s, "| geometric mean | | | | |");
-    for _ in &others {
-        s.push_str(" | |");
+    let groups: [(&str, fn(Variant) -> bool); 3] = [
+        ("geometric mean", |_| true),
+        ("geometric mean, alloc", |v| v == Variant::Alloc),
+        ("geometric mean, out= and in-place", |v| v != Variant::Alloc),
+    ];
+    for (label, member) in groups {
+        let rows: Vec<&Row> = table.rows.iter().filter(|r| member(r.variant)).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = write!(s, "| {label} | | | | |");
+        for _ in &others {
+            s.push_str(" | |");
+        }
+        for &(k, _) in &others {
+            let ratios: Vec<f64> = rows.iter().filter_map(|r| speedup(r, k)).collect();
+            let _ = write!(s, " **{:.2}x** |", geomean(&ratios));
+        }
+        s.push('\n');
     }
-    for &(k, _) in &others {
-        let ratios: Vec<f64> = table.rows.iter().filter_map(|r| speedup(r, k)).collect();
-        let _ = write!(s, " **{:.2}x** |", geomean(&ratios));
-    }
-    s.push('\n');
     s
 }
 
@@ -129,4 +140,54 @@ pub fn render(tables: &[Table]) -> String {
         .map(render_table)
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::pattern::PATTERNS;
+
+    #[test]
+    fn tables_show_speedups_and_their_means() {
+        let row = |k: usize, variant, seconds: Vec<Option<f64>>| Row {
+            pattern: PATTERNS[k],
+            variant,
+            seconds,
+        };
+        let table = Table {
+            threads: 1,
+            peers: vec![("engine", 1), ("torch", 1)],
+            copy_alloc: 0.01,
+            copy_out: 0.005,
+            copy_bytes: 1 << 27,
+            rows: vec![
+                row(0, Variant::Alloc, vec![Some(0.01), Some(0.04)]),
+                row(0, Variant::Out, vec![Some(0.01), Some(0.01)]),
+                row(6, Variant::Out, vec![Some(0.02), None]),
+            ],
+        };
+        let text = render_table(&table);
+        assert!(
+            text.contains(
+                "| `(16M,) + (16M,)` | alloc | 10.00 | 20.1 | 150% | 40.00 | 5.0 | 4.00x |"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("| 20.00 | 10.1 | 38% | n/a | n/a | n/a |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| geometric mean | | | | | | | **2.00x** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| geometric mean, alloc | | | | | | | **4.00x** |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| geometric mean, out= and in-place | | | | | | | **1.00x** |"),
+            "{text}"
+        );
+    }
 }

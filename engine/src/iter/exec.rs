@@ -96,7 +96,9 @@ fn split_dim(shape: &[usize], pieces: usize) -> usize {
 }
 
 /// Runs `kernel` over every element of `plan` (operand `k`'s storage starting at
-/// `bases[k]`). `independent` is [`independent`]'s verdict.
+/// `bases[k]`). `independent` is [`independent`]'s verdict; `fresh` says the output's
+/// memory was just allocated (its pages come zeroed, and cached, at the first write), so
+/// ordinary stores beat non-temporal ones there.
 ///
 /// # Safety
 /// Every position of the plan lies inside its operand's storage, which stays locked (the
@@ -106,6 +108,7 @@ pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
     bases: [*mut u8; N],
     kernel: &K,
     independent: bool,
+    fresh: bool,
 ) {
     let bases = Bases(bases);
     if plan.numel() == 0 || plan.shape().contains(&0) {
@@ -115,7 +118,7 @@ pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
         plan.for_each_block(|b| run_block(kernel, &bases, b, false));
         return;
     }
-    let stream = plan.numel().saturating_mul(kernel.itemsizes()[0]) >= STREAM_MIN_BYTES;
+    let stream = !fresh && plan.numel().saturating_mul(kernel.itemsizes()[0]) >= STREAM_MIN_BYTES;
     let parts = threads_for(plan.numel());
     if parts == 1 || plan.shape().is_empty() {
         run_reordered(plan, &bases, kernel, stream);

@@ -44,9 +44,10 @@ fn drive<const N: usize>(
             let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
             let plan = Plan::new(shape, &layouts);
             let shares = tensors.map(|t| t.shares_storage(out));
+            let fresh = out.storage().take_untouched();
             // SAFETY: `bases` come from `Pinned::base`, which checked that every position
             // of every layout lies inside its storage, and holds the locks meanwhile.
-            unsafe { execute(&plan, bases, kernel, independent(&plan, shares)) };
+            unsafe { execute(&plan, bases, kernel, independent(&plan, shares), fresh) };
         }
         Strategy::IndexMap => {
             let mut offsets = vec![0; N];

@@ -194,6 +194,40 @@ mod tests {
         assert!(plan(Layout::new(vec![1, 4], vec![0, 1], 0).unwrap()).is_injective(0));
     }
 
+    /// The benchmark's patterns (`bcast bench`), ordered and coalesced as TensorIterator
+    /// does: one long inner dim where the operands allow it.
+    #[test]
+    fn benchmark_patterns_coalesce() {
+        let plan = |out: &[usize], ins: &[Layout]| {
+            let o = Layout::contiguous(out);
+            let mut all = vec![&o];
+            all.extend(ins);
+            Plan::new(out, &all)
+        };
+        let c = Layout::contiguous;
+        let same = plan(&[1 << 24], &[c(&[1 << 24]), c(&[1 << 24])]);
+        assert_eq!((same.shape(), same.strides(2)), (&[1 << 24][..], &[1][..]));
+        let bias = plan(&[16384, 1024], &[c(&[16384, 1024]), c(&[1024])]);
+        assert_eq!(
+            (bias.shape(), bias.strides(2)),
+            (&[1024, 16384][..], &[1, 0][..])
+        );
+        let channel = plan(&[32, 64, 64, 128], &[c(&[32, 64, 64, 128]), c(&[64, 1, 1])]);
+        assert_eq!(channel.shape(), &[64 * 128, 64, 32]);
+        assert_eq!(channel.strides(2), &[0, 1, 0]);
+        let outer = plan(&[4096, 4096], &[c(&[4096, 1]), c(&[1, 4096])]);
+        assert_eq!(
+            (outer.strides(1), outer.strides(2)),
+            (&[0, 1][..], &[1, 0][..])
+        );
+        let small = plan(&[5_000_000, 3], &[c(&[5_000_000, 3]), c(&[3])]);
+        assert_eq!(small.shape(), &[3, 5_000_000]);
+        let t = Layout::new(vec![4096, 4096], vec![1, 4096], 0).unwrap();
+        let transposed = plan(&[4096, 4096], &[t, c(&[4096, 4096])]);
+        // The out= form: the output row-major, the transposed input far along the inner dim.
+        assert_eq!(transposed.strides(1), &[4096, 1]);
+    }
+
     #[test]
     fn slices_cover_their_part() {
         let c = Layout::contiguous(&[6, 5]);

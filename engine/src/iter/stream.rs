@@ -2,7 +2,9 @@
 //! time into a buffer that stays in the L1 cache, then stored to memory without first
 //! reading the destination's cache lines (which ordinary stores to memory that is not
 //! cached must do) and without pushing other data out of the caches. Worth it only for
-//! outputs far larger than the last-level cache; see [`STREAM_MIN_BYTES`].
+//! outputs far larger than the last-level cache (see [`STREAM_MIN_BYTES`]) that were not
+//! just allocated: the OS zeroes a new page at its first write, which leaves it in cache,
+//! where ordinary stores are cheaper.
 
 use std::mem::{align_of, size_of, MaybeUninit};
 
