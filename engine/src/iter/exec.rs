@@ -8,15 +8,14 @@
 use super::kernel::{Rect, Rows};
 use super::plan::{Block, Plan};
 use super::stream::STREAM_MIN_BYTES;
-use super::{num_threads, repeat, tile};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use super::{num_threads, pool, repeat, tile};
 
-/// Elements each thread gets at least before a loop is split (spawning costs tens of
+/// Elements each thread gets at least before a loop is split (waking a helper costs
 /// microseconds; this is far more work than that).
 pub(crate) const MIN_PER_THREAD: usize = 1 << 17;
 
 /// Elements per piece at least: a split loop is cut into pieces that threads take one at a
-/// time, so a thread the system delays does not hold the others up.
+/// time (see [`pool`]), so a thread the system delays does not hold the others up.
 const MIN_PER_PIECE: usize = 1 << 15;
 
 /// Pieces per thread at most.
@@ -129,23 +128,13 @@ pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
     let n = plan.shape()[d];
     let pieces = wanted.clamp(1, n);
     let bounds = |p: usize| p * n / pieces;
-    let next = AtomicUsize::new(0);
-    let work = || loop {
-        let p = next.fetch_add(1, Ordering::Relaxed);
-        if p >= pieces {
-            break;
-        }
+    let run = |p: usize| {
         let piece = plan.slice(d, bounds(p), bounds(p + 1) - bounds(p));
         // SAFETY: each piece writes its own output elements (the output is injective) and
         // reads no element another piece writes (`independent`).
         unsafe { run_reordered(&piece, &bases, kernel, stream) };
     };
-    std::thread::scope(|s| {
-        for _ in 1..parts.min(pieces) {
-            s.spawn(work);
-        }
-        work();
-    });
+    pool::run_pieces(pieces, parts - 1, &run);
 }
 
 /// One thread's share of an independent loop, in the fastest order for its layout; with

@@ -23,6 +23,7 @@ mod loops;
 mod output_layout;
 mod perm;
 mod plan;
+mod pool;
 mod reorder;
 mod repeat;
 mod setup;
