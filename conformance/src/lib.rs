@@ -4,6 +4,7 @@
 //! runs them; the runner compares, level by level, and names every difference.
 
 pub mod backend;
+pub mod bench;
 pub mod case;
 pub mod claims;
 pub mod cli;

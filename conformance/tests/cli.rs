@@ -214,3 +214,33 @@ fn a_run_that_cannot_start_exits_2_and_says_why() {
     let out = bcast(&["run", "no/such/fixtures.json"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `bcast bench` times the patterns it is given and prints a table per thread count, with
+/// bandwidth and (when peers are compiled in) their ratios; unknown patterns are an error.
+#[test]
+fn bench_prints_a_table_per_thread_count() {
+    let out = bcast(&[
+        "bench",
+        "--patterns",
+        "issue-57611",
+        "--threads",
+        "1,2",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("#### ").count(), 2, "{text}");
+    assert!(text.contains("| pattern | variant | engine ms | engine GB/s | % of copy |"));
+    for variant in ["alloc", "out="] {
+        assert!(
+            text.contains(&format!("| `(1,32,32,2) - (1024,1,1,2)` | {variant} |")),
+            "{text}"
+        );
+    }
+    let bad = bcast(&["bench", "--patterns", "nope"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("no pattern named nope"));
+}

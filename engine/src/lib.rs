@@ -26,6 +26,7 @@ pub mod iter;
 pub mod kernels;
 pub mod layout;
 pub mod linalg;
+pub mod memory;
 pub mod ops;
 pub mod overlap;
 pub mod reduce;

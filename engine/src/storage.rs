@@ -9,7 +9,7 @@
 //! ```
 
 use crate::{dispatch_dtype, DType, Element, Error, Result, Scalar};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The default for the largest storage the engine allocates, in elements.
@@ -37,7 +37,13 @@ impl Buffer {
     /// A buffer of `len` zeros, or an error when `len` is more than the engine allocates.
     pub fn zeros(dtype: DType, len: usize) -> Result<Buffer> {
         check_allocation(dtype, len)?;
-        Ok(dispatch_dtype!(dtype, T => Buffer::from(vec![T::default(); len])))
+        // Zero-initialised allocation: large buffers come from the OS as untouched zero
+        // pages (no pass writing zeros), which the advice makes huge.
+        Ok(dispatch_dtype!(dtype, T => {
+            let v = vec![T::default(); len];
+            crate::memory::advise_huge_pages(v.as_ptr() as *const u8, len * std::mem::size_of::<T>());
+            Buffer::from(v)
+        }))
     }
 
     /// Converts scalars with C++ casts.
@@ -190,17 +196,40 @@ buffer_element!(f64, Float64);
 
 /// A shared handle to a [`Buffer`]. Every view of a tensor holds one; clones share.
 #[derive(Debug, Clone)]
-pub struct Storage(Arc<RwLock<Buffer>>);
+pub struct Storage(Arc<Shared>);
+
+/// What the handles share: the buffer, and whether its memory is as the allocator gave it.
+#[derive(Debug)]
+struct Shared {
+    buffer: RwLock<Buffer>,
+    /// Allocated zeroed and not yet written by a kernel: large buffers are then pages the
+    /// OS has not yet supplied, which it zeroes (leaving them in cache) on the first write.
+    untouched: AtomicBool,
+}
 
 impl Storage {
     /// Wraps a buffer in a new storage.
     pub fn new(buffer: Buffer) -> Storage {
-        Storage(Arc::new(RwLock::new(buffer)))
+        Storage::wrap(buffer, false)
+    }
+
+    fn wrap(buffer: Buffer, untouched: bool) -> Storage {
+        Storage(Arc::new(Shared {
+            buffer: RwLock::new(buffer),
+            untouched: AtomicBool::new(untouched),
+        }))
     }
 
     /// A new storage of `len` zeros.
     pub fn zeros(dtype: DType, len: usize) -> Result<Storage> {
-        Ok(Storage::new(Buffer::zeros(dtype, len)?))
+        Ok(Storage::wrap(Buffer::zeros(dtype, len)?, true))
+    }
+
+    /// Whether this storage was allocated zeroed and no kernel has written it since; the
+    /// answer is `true` once at most, as the caller is about to write it. A hint for how to
+    /// write (see the element-wise loops), never for what it holds.
+    pub(crate) fn take_untouched(&self) -> bool {
+        self.0.untouched.swap(false, Ordering::Relaxed)
     }
 
     /// Whether both handles refer to the same storage.
@@ -216,6 +245,7 @@ impl Storage {
     /// Locks the buffer for reading.
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
         self.0
+            .buffer
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -223,6 +253,7 @@ impl Storage {
     /// Locks the buffer for writing.
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
         self.0
+            .buffer
             .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }

@@ -1,6 +1,7 @@
 //! The `bcast` command line. With no subcommand it runs the main job: the conformance suite
 //! against the embedded reference engine.
 
+mod bench;
 #[cfg(feature = "torch")]
 mod diff;
 mod discrepancies;
@@ -30,6 +31,8 @@ pub enum Command {
     Discrepancies(discrepancies::DiscrepanciesArgs),
     /// Measure every available implementation and write the pass-rate matrix into README.md.
     Matrix(matrix::MatrixArgs),
+    /// Time the engine against libtorch (feature torch) and ndarray (feature ndarray).
+    Bench(bench::BenchArgs),
     /// Random differential testing against libtorch; shrinks and writes every mismatch.
     #[cfg(feature = "torch")]
     Diff(diff::DiffArgs),
@@ -44,6 +47,7 @@ pub fn main() -> ExitCode {
         Some(Command::Gen(args)) => gen::gen(args),
         Some(Command::Discrepancies(args)) => discrepancies::discrepancies(args),
         Some(Command::Matrix(args)) => matrix::matrix(args),
+        Some(Command::Bench(args)) => bench::bench(args),
         #[cfg(feature = "torch")]
         Some(Command::Diff(args)) => diff::diff(args),
     };

@@ -1,6 +1,6 @@
-//! The typed loops: one output and up to three inputs, driven by the plan (with contiguous
-//! and stride-0 inner loops) or by the naive index map. Ops supply only the per-element
-//! function.
+//! The typed loops: one output and up to three inputs, driven by the plan (see
+//! [`super::kernel`] for the inner loops, [`super::exec`] for threads and walk orders) or by
+//! the naive index map. Ops supply only the per-element function.
 //!
 //! ```
 //! use bcast_engine::{iter::map_binary, Tensor};
@@ -12,21 +12,25 @@
 //! ```
 
 use super::access::Pinned;
-use super::{strategy, Block, Plan, Strategy};
+use super::exec::{execute, independent};
+use super::kernel::{Binary, Rows, Ternary, Unary};
+use super::{strategy, Plan, Strategy};
 use crate::index_map::{broadcast_storage_index, unravel};
 use crate::shape::{format_shape, infer_size};
 use crate::{Element, Error, Result, Tensor};
 
-/// Walks every element of `out` with its inputs' positions: blocks from the plan, or single
-/// elements from the index map.
-fn drive(
-    out: &Tensor,
-    inputs: &[&Tensor],
-    mut block: impl FnMut(&Block),
+/// Walks every element of `tensors[0]` (the output) with its inputs' positions: the plan's
+/// loops run `kernel` over the storages at `bases`, the index map calls `element` on single
+/// elements.
+fn drive<const N: usize>(
+    tensors: [&Tensor; N],
+    bases: [*mut u8; N],
+    kernel: &impl Rows<N>,
     mut element: impl FnMut(&[usize]),
 ) -> Result<()> {
+    let out = tensors[0];
     let shape = out.shape();
-    for t in inputs {
+    for t in &tensors[1..] {
         if infer_size(shape, t.shape()).ok().as_deref() != Some(shape) {
             return Err(Error::internal(format!(
                 "input of shape {} does not broadcast to the output shape {}",
@@ -37,110 +41,27 @@ fn drive(
     }
     match strategy() {
         Strategy::Plan => {
-            let mut layouts = vec![out.layout()];
-            layouts.extend(inputs.iter().map(|t| t.layout()));
-            Plan::new(shape, &layouts).for_each_block(|b| block(b));
+            let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
+            let plan = Plan::new(shape, &layouts);
+            let shares = tensors.map(|t| t.shares_storage(out));
+            let fresh = out.storage().take_untouched();
+            // SAFETY: `bases` come from `Pinned::base`, which checked that every position
+            // of every layout lies inside its storage, and holds the locks meanwhile.
+            unsafe { execute(&plan, bases, kernel, independent(&plan, shares), fresh) };
         }
         Strategy::IndexMap => {
-            let mut offsets = vec![0; inputs.len() + 1];
+            let mut offsets = vec![0; N];
             for i in 0..out.numel() {
                 let index = unravel(i, shape);
                 offsets[0] = out.layout().storage_index(&index);
-                for (k, t) in inputs.iter().enumerate() {
-                    offsets[k + 1] = broadcast_storage_index(t.layout(), &index);
+                for (k, t) in tensors.iter().enumerate().skip(1) {
+                    offsets[k] = broadcast_storage_index(t.layout(), &index);
                 }
                 element(&offsets);
             }
         }
     }
     Ok(())
-}
-
-/// One block of a one-input loop.
-///
-/// # Safety
-/// Every position the block reaches is inside the storages behind the pointers.
-unsafe fn unary_block<A: Copy, R: Copy>(b: &Block, o: *mut R, a: *const A, f: &impl Fn(A) -> R) {
-    for r in 0..b.rows {
-        let o = o.add(b.offsets[0] + r * b.row_step[0]);
-        let a = a.add(b.offsets[1] + r * b.row_step[1]);
-        match (b.step[0], b.step[1]) {
-            (1, 1) => (0..b.len).for_each(|i| o.add(i).write(f(a.add(i).read()))),
-            (1, 0) => {
-                let v = f(a.read());
-                (0..b.len).for_each(|i| o.add(i).write(v));
-            }
-            (so, sa) => (0..b.len).for_each(|i| o.add(i * so).write(f(a.add(i * sa).read()))),
-        }
-    }
-}
-
-/// One block of a two-input loop.
-///
-/// # Safety
-/// As for [`unary_block`].
-unsafe fn binary_block<A: Copy, B: Copy, R>(
-    b: &Block,
-    o: *mut R,
-    x: *const A,
-    y: *const B,
-    f: &impl Fn(A, B) -> R,
-) {
-    for r in 0..b.rows {
-        let o = o.add(b.offsets[0] + r * b.row_step[0]);
-        let x = x.add(b.offsets[1] + r * b.row_step[1]);
-        let y = y.add(b.offsets[2] + r * b.row_step[2]);
-        match (b.step[0], b.step[1], b.step[2]) {
-            (1, 1, 1) => {
-                (0..b.len).for_each(|i| o.add(i).write(f(x.add(i).read(), y.add(i).read())))
-            }
-            (1, 1, 0) => {
-                let yv = y.read();
-                (0..b.len).for_each(|i| o.add(i).write(f(x.add(i).read(), yv)))
-            }
-            (1, 0, 1) => {
-                let xv = x.read();
-                (0..b.len).for_each(|i| o.add(i).write(f(xv, y.add(i).read())))
-            }
-            (so, sx, sy) => (0..b.len).for_each(|i| {
-                o.add(i * so)
-                    .write(f(x.add(i * sx).read(), y.add(i * sy).read()))
-            }),
-        }
-    }
-}
-
-/// One block of a three-input loop.
-///
-/// # Safety
-/// As for [`unary_block`].
-unsafe fn ternary_block<A: Copy, B: Copy, C: Copy, R>(
-    b: &Block,
-    o: *mut R,
-    x: *const A,
-    y: *const B,
-    z: *const C,
-    f: &impl Fn(A, B, C) -> R,
-) {
-    for r in 0..b.rows {
-        let o = o.add(b.offsets[0] + r * b.row_step[0]);
-        let x = x.add(b.offsets[1] + r * b.row_step[1]);
-        let y = y.add(b.offsets[2] + r * b.row_step[2]);
-        let z = z.add(b.offsets[3] + r * b.row_step[3]);
-        match (b.step[0], b.step[1], b.step[2], b.step[3]) {
-            (1, 1, 1, 1) => (0..b.len).for_each(|i| {
-                o.add(i)
-                    .write(f(x.add(i).read(), y.add(i).read(), z.add(i).read()))
-            }),
-            (so, sx, sy, sz) => (0..b.len).for_each(|i| {
-                o.add(i * so).write(f(
-                    x.add(i * sx).read(),
-                    y.add(i * sy).read(),
-                    z.add(i * sz).read(),
-                ))
-            }),
-        }
-    }
 }
 
 /// Writes `f(a)` into every element of `out`; `a` broadcasts to `out`'s shape.
@@ -150,15 +71,16 @@ unsafe fn ternary_block<A: Copy, B: Copy, C: Copy, R>(
 pub fn map_unary<A: Element, R: Element>(
     out: &Tensor,
     a: &Tensor,
-    f: impl Fn(A) -> R,
+    f: impl Fn(A) -> R + Sync,
 ) -> Result<()> {
     let pinned = Pinned::new(out, &[a]);
     let (po, pa) = (pinned.base::<R>(out)?, pinned.base::<A>(a)? as *const A);
-    // SAFETY: `drive` only yields positions of the validated layouts (see `Pinned::base`).
+    let kernel = Unary::new(&f);
     drive(
-        out,
-        &[a],
-        |b| unsafe { unary_block(b, po, pa, &f) },
+        [out, a],
+        [po as *mut u8, pa as *mut u8],
+        &kernel,
+        // SAFETY: the index map yields positions of the validated layouts.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
     )
 }
@@ -171,7 +93,7 @@ pub fn map_binary<A: Element, B: Element, R: Element>(
     out: &Tensor,
     a: &Tensor,
     b: &Tensor,
-    f: impl Fn(A, B) -> R,
+    f: impl Fn(A, B) -> R + Sync,
 ) -> Result<()> {
     let pinned = Pinned::new(out, &[a, b]);
     let po = pinned.base::<R>(out)?;
@@ -179,11 +101,12 @@ pub fn map_binary<A: Element, B: Element, R: Element>(
         pinned.base::<A>(a)? as *const A,
         pinned.base::<B>(b)? as *const B,
     );
-    // SAFETY: as in `map_unary`.
+    let kernel = Binary::new(&f);
     drive(
-        out,
-        &[a, b],
-        |blk| unsafe { binary_block(blk, po, pa, pb, &f) },
+        [out, a, b],
+        [po as *mut u8, pa as *mut u8, pb as *mut u8],
+        &kernel,
+        // SAFETY: as in `map_unary`.
         |k| unsafe {
             po.add(k[0])
                 .write(f(pa.add(k[1]).read(), pb.add(k[2]).read()))
@@ -200,7 +123,7 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
     a: &Tensor,
     b: &Tensor,
     c: &Tensor,
-    f: impl Fn(A, B, C) -> R,
+    f: impl Fn(A, B, C) -> R + Sync,
 ) -> Result<()> {
     let pinned = Pinned::new(out, &[a, b, c]);
     let po = pinned.base::<R>(out)?;
@@ -209,11 +132,12 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
         pinned.base::<B>(b)? as *const B,
         pinned.base::<C>(c)? as *const C,
     );
-    // SAFETY: as in `map_unary`.
+    let kernel = Ternary::new(&f);
     drive(
-        out,
-        &[a, b, c],
-        |blk| unsafe { ternary_block(blk, po, pa, pb, pc, &f) },
+        [out, a, b, c],
+        [po as *mut u8, pa as *mut u8, pb as *mut u8, pc as *mut u8],
+        &kernel,
+        // SAFETY: as in `map_unary`.
         |k| unsafe {
             po.add(k[0]).write(f(
                 pa.add(k[1]).read(),

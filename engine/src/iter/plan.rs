@@ -74,6 +74,60 @@ impl Plan {
         self.shape.iter().fold(1usize, |n, &s| n.wrapping_mul(s))
     }
 
+    /// Each operand's storage offset.
+    pub(crate) fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+
+    /// The part of the plan where dim `dim` runs over `start..start + len` only.
+    pub(crate) fn slice(&self, dim: usize, start: usize, len: usize) -> Plan {
+        let mut part = self.clone();
+        part.shape[dim] = len;
+        for (off, s) in part.offsets.iter_mut().zip(&self.strides) {
+            *off = off.wrapping_add(start.wrapping_mul(s[dim]));
+        }
+        part
+    }
+
+    /// The same elements with dims `d0` and `d1` walked in each other's place.
+    pub(crate) fn swap_dims(&mut self, d0: usize, d1: usize) {
+        self.shape.swap(d0, d1);
+        for s in &mut self.strides {
+            s.swap(d0, d1);
+        }
+    }
+
+    /// Whether operand `k` reaches a different position at every element (no dim of size
+    /// above 1 with stride 0, and no two index tuples meeting), which the strides show when,
+    /// sorted, each one passes the furthest reach of the smaller ones.
+    pub(crate) fn is_injective(&self, k: usize) -> bool {
+        let Some(strides) = self.strides.get(k) else {
+            return false;
+        };
+        let mut dims: Vec<(usize, usize)> = self
+            .shape
+            .iter()
+            .zip(strides)
+            .filter(|(&n, _)| n > 1)
+            .map(|(&n, &s)| (s, n))
+            .collect();
+        dims.sort_unstable();
+        let mut reach = 0usize;
+        for (stride, size) in dims {
+            if stride <= reach {
+                return false;
+            }
+            let Some(r) = (size - 1)
+                .checked_mul(stride)
+                .and_then(|r| r.checked_add(reach))
+            else {
+                return false;
+            };
+            reach = r;
+        }
+        true
+    }
+
     /// Calls `f` on every block, in iteration order: dim 0 within a row, dim 1 across rows,
     /// the remaining dims odometer-style. Nothing is called for an empty shape.
     pub fn for_each_block(&self, mut f: impl FnMut(&Block)) {
@@ -122,5 +176,66 @@ impl Plan {
                 d += 1;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn injective_outputs() {
+        let plan = |l: Layout| Plan::new(l.shape(), &[&l]);
+        assert!(plan(Layout::contiguous(&[3, 4])).is_injective(0));
+        assert!(plan(Layout::new(vec![3, 4], vec![1, 3], 0).unwrap()).is_injective(0));
+        assert!(plan(Layout::new(vec![3, 4], vec![10, 2], 0).unwrap()).is_injective(0));
+        assert!(!plan(Layout::new(vec![3, 4], vec![0, 1], 0).unwrap()).is_injective(0));
+        assert!(!plan(Layout::new(vec![3, 4], vec![2, 1], 0).unwrap()).is_injective(0));
+        assert!(plan(Layout::new(vec![1, 4], vec![0, 1], 0).unwrap()).is_injective(0));
+    }
+
+    /// The benchmark's patterns (`bcast bench`), ordered and coalesced as TensorIterator
+    /// does: one long inner dim where the operands allow it.
+    #[test]
+    fn benchmark_patterns_coalesce() {
+        let plan = |out: &[usize], ins: &[Layout]| {
+            let o = Layout::contiguous(out);
+            let mut all = vec![&o];
+            all.extend(ins);
+            Plan::new(out, &all)
+        };
+        let c = Layout::contiguous;
+        let same = plan(&[1 << 24], &[c(&[1 << 24]), c(&[1 << 24])]);
+        assert_eq!((same.shape(), same.strides(2)), (&[1 << 24][..], &[1][..]));
+        let bias = plan(&[16384, 1024], &[c(&[16384, 1024]), c(&[1024])]);
+        assert_eq!(
+            (bias.shape(), bias.strides(2)),
+            (&[1024, 16384][..], &[1, 0][..])
+        );
+        let channel = plan(&[32, 64, 64, 128], &[c(&[32, 64, 64, 128]), c(&[64, 1, 1])]);
+        assert_eq!(channel.shape(), &[64 * 128, 64, 32]);
+        assert_eq!(channel.strides(2), &[0, 1, 0]);
+        let outer = plan(&[4096, 4096], &[c(&[4096, 1]), c(&[1, 4096])]);
+        assert_eq!(
+            (outer.strides(1), outer.strides(2)),
+            (&[0, 1][..], &[1, 0][..])
+        );
+        let small = plan(&[5_000_000, 3], &[c(&[5_000_000, 3]), c(&[3])]);
+        assert_eq!(small.shape(), &[3, 5_000_000]);
+        let t = Layout::new(vec![4096, 4096], vec![1, 4096], 0).unwrap();
+        let transposed = plan(&[4096, 4096], &[t, c(&[4096, 4096])]);
+        // The out= form: the output row-major, the transposed input far along the inner dim.
+        assert_eq!(transposed.strides(1), &[4096, 1]);
+    }
+
+    #[test]
+    fn slices_cover_their_part() {
+        let c = Layout::contiguous(&[6, 5]);
+        let row = Layout::new(vec![5], vec![1], 7).unwrap();
+        let plan = Plan::new(&[6, 5], &[&c, &row]);
+        assert_eq!(plan.shape(), &[5, 6]);
+        let part = plan.slice(1, 2, 3);
+        assert_eq!(part.shape(), &[5, 3]);
+        assert_eq!(part.offsets(), &[10, 7]);
     }
 }

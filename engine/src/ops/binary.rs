@@ -20,6 +20,7 @@ use super::{not_implemented, Operand};
 use crate::iter::{map_binary, Iter, IterConfig, IterInput, IterSetup};
 use crate::result_type::is_integral_or_bool;
 use crate::{DType, Element, Error, Result, Scalar, Tensor};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A two-input arithmetic op. `Add` and `Sub` carry torch's `alpha` (`a + alpha * b`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -220,15 +221,15 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
                     }
                     // The divisor can still become 0 mid-loop when the output aliases it
                     // (torch lets some such overlaps through); torch checks every element.
-                    let divided_by_zero = std::cell::Cell::new(false);
+                    let divided_by_zero = AtomicBool::new(false);
                     map_binary(out, a, b, |x: i64, y: i64| {
                         if y == 0 {
-                            divided_by_zero.set(true);
+                            divided_by_zero.store(true, Ordering::Relaxed);
                             return 0;
                         }
                         integer::remainder(x, y)
                     })?;
-                    if divided_by_zero.get() {
+                    if divided_by_zero.load(Ordering::Relaxed) {
                         return Err(zero_division());
                     }
                     Ok(())

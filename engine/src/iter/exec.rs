@@ -1,0 +1,190 @@
+//! Running a loop over a plan. When the output's elements are all distinct and no input
+//! reads memory the loop writes (other than each element's own position), every output
+//! element is computed independently of the others, so the walk is free to change its
+//! order: split the outer dims over threads, tile conflicting layouts ([`super::tile`]),
+//! repeat a short inner pattern into a long row ([`super::repeat`]). Results are the same
+//! bits as one thread in plan order. Otherwise the plan's blocks run in order.
+
+use super::kernel::{Rect, Rows};
+use super::plan::{Block, Plan};
+use super::stream::STREAM_MIN_BYTES;
+use super::{num_threads, pool, repeat, tile};
+
+/// Elements each thread gets at least before a loop is split (waking a helper costs
+/// microseconds; this is far more work than that).
+pub(crate) const MIN_PER_THREAD: usize = 1 << 17;
+
+/// Elements per piece at least: a split loop is cut into pieces that threads take one at a
+/// time (see [`pool`]), so a thread the system delays does not hold the others up.
+const MIN_PER_PIECE: usize = 1 << 15;
+
+/// Pieces per thread at most.
+const PIECES_PER_THREAD: usize = 16;
+
+/// Storage base pointers, shared read-only with the loop's threads.
+#[derive(Clone, Copy)]
+pub(crate) struct Bases<const N: usize>(pub(crate) [*mut u8; N]);
+
+// SAFETY: the pointers are only dereferenced by kernels, each thread on its own output
+// elements (see `execute`), while the storages stay locked by the caller.
+unsafe impl<const N: usize> Send for Bases<N> {}
+unsafe impl<const N: usize> Sync for Bases<N> {}
+
+impl<const N: usize> Bases<N> {
+    /// The address of storage position `offsets[k]` of every operand.
+    ///
+    /// # Safety
+    /// The positions lie inside the storages.
+    pub(crate) unsafe fn at(&self, offsets: &[usize], sizes: [usize; N]) -> [*mut u8; N] {
+        std::array::from_fn(|k| self.0[k].add(offsets[k] * sizes[k]))
+    }
+}
+
+/// The first `N` entries of `v` as an array (0 where missing).
+fn arr<const N: usize>(v: &[usize]) -> [usize; N] {
+    std::array::from_fn(|k| v.get(k).copied().unwrap_or(0))
+}
+
+/// The walk of a block.
+pub(crate) fn rect<const N: usize>(b: &Block) -> Rect<N> {
+    Rect {
+        len: b.len,
+        step: arr(b.step),
+        rows: b.rows,
+        row_step: arr(b.row_step),
+    }
+}
+
+/// Runs one block of the plan as it stands.
+///
+/// # Safety
+/// As for [`Rows::rows`], for every position of the block.
+pub(crate) unsafe fn run_block<const N: usize, K: Rows<N>>(
+    kernel: &K,
+    bases: &Bases<N>,
+    b: &Block,
+    stream: bool,
+) {
+    let ptr = bases.at(b.offsets, kernel.itemsizes());
+    kernel.rows(ptr, &rect(b), stream);
+}
+
+/// Whether the output's elements are computed independently: it never writes one position
+/// twice, and an input in its storage (`shares[k]`) reads exactly the positions it writes.
+pub(crate) fn independent<const N: usize>(plan: &Plan, shares: [bool; N]) -> bool {
+    plan.is_injective(0)
+        && (1..N).all(|k| {
+            !shares[k]
+                || (plan.offsets()[k] == plan.offsets()[0] && plan.strides(k) == plan.strides(0))
+        })
+}
+
+/// How many threads a loop of `numel` elements uses.
+fn threads_for(numel: usize) -> usize {
+    num_threads().min(numel / MIN_PER_THREAD).max(1)
+}
+
+/// The dim a loop cuts into `pieces`: the outermost one with at least that many positions,
+/// else the longest.
+fn split_dim(shape: &[usize], pieces: usize) -> usize {
+    (0..shape.len())
+        .rev()
+        .find(|&d| shape[d] >= pieces)
+        .or_else(|| (0..shape.len()).max_by_key(|&d| shape[d]))
+        .unwrap_or(0)
+}
+
+/// Runs `kernel` over every element of `plan` (operand `k`'s storage starting at
+/// `bases[k]`). `independent` is [`independent`]'s verdict; `fresh` says the output's
+/// memory was just allocated (its pages come zeroed, and cached, at the first write), so
+/// ordinary stores beat non-temporal ones there.
+///
+/// # Safety
+/// Every position of the plan lies inside its operand's storage, which stays locked (the
+/// output's for writing) while this runs.
+pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
+    plan: &Plan,
+    bases: [*mut u8; N],
+    kernel: &K,
+    independent: bool,
+    fresh: bool,
+) {
+    let bases = Bases(bases);
+    if plan.numel() == 0 || plan.shape().contains(&0) {
+        return;
+    }
+    if !independent {
+        plan.for_each_block(|b| run_block(kernel, &bases, b, false));
+        return;
+    }
+    let stream = !fresh && plan.numel().saturating_mul(kernel.itemsizes()[0]) >= STREAM_MIN_BYTES;
+    let parts = threads_for(plan.numel());
+    if parts == 1 || plan.shape().is_empty() {
+        run_reordered(plan, &bases, kernel, stream);
+        return;
+    }
+    let wanted = (parts * PIECES_PER_THREAD).min(plan.numel() / MIN_PER_PIECE);
+    let d = split_dim(plan.shape(), wanted);
+    let n = plan.shape()[d];
+    let pieces = wanted.clamp(1, n);
+    let bounds = |p: usize| p * n / pieces;
+    let run = |p: usize| {
+        let piece = plan.slice(d, bounds(p), bounds(p + 1) - bounds(p));
+        // SAFETY: each piece writes its own output elements (the output is injective) and
+        // reads no element another piece writes (`independent`).
+        unsafe { run_reordered(&piece, &bases, kernel, stream) };
+    };
+    pool::run_pieces(pieces, parts - 1, &run);
+}
+
+/// One thread's share of an independent loop, in the fastest order for its layout; with
+/// `stream`, contiguous output rows are written with non-temporal stores.
+///
+/// # Safety
+/// As for [`execute`].
+unsafe fn run_reordered<const N: usize, K: Rows<N>>(
+    plan: &Plan,
+    bases: &Bases<N>,
+    kernel: &K,
+    stream: bool,
+) {
+    if repeat::applies(plan) {
+        repeat::run(plan, bases, kernel, stream);
+    } else if let Some(tiled) = tile::tiled_plan(plan) {
+        tiled.for_each_block(|b| tile::run_tiles(kernel, bases, b));
+    } else {
+        plan.for_each_block(|b| run_block(kernel, bases, b, stream));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Layout;
+
+    #[test]
+    fn independence() {
+        let c = Layout::contiguous(&[4, 5]);
+        let plan = Plan::new(&[4, 5], &[&c, &c, &Layout::contiguous(&[5])]);
+        // In place (the input is the output's own view), or inputs elsewhere.
+        assert!(independent(&plan, [true, true, false]));
+        assert!(independent(&plan, [false, false, false]));
+        // An input in the output's storage at other positions.
+        let shifted = Layout::new(vec![4, 5], vec![5, 1], 1).unwrap();
+        let plan = Plan::new(&[4, 5], &[&c, &shifted]);
+        assert!(!independent(&plan, [true, true]));
+        // An output that writes a position twice.
+        let expanded = Layout::new(vec![4, 5], vec![0, 1], 0).unwrap();
+        let plan = Plan::new(&[4, 5], &[&expanded, &c]);
+        assert!(!independent(&plan, [false, false]));
+    }
+
+    #[test]
+    fn split_dims() {
+        assert_eq!(split_dim(&[3, 5_000_000], 32), 1);
+        assert_eq!(split_dim(&[8192, 64, 32], 32), 2);
+        assert_eq!(split_dim(&[1 << 24], 32), 0);
+        assert_eq!(split_dim(&[100, 4], 32), 0);
+        assert_eq!(threads_for(1000), 1);
+    }
+}

@@ -1,0 +1,212 @@
+//! The helper threads of the element-wise loops. A loop cut into pieces runs them on the
+//! calling thread and on up to a given number of helpers, each taking the next piece until
+//! none is left. The caller never waits for a helper that has not started: once every piece
+//! is taken, the job is withdrawn and the caller waits only for pieces already running. On a
+//! machine whose cores are busy with other work, a helper may not run for milliseconds;
+//! threads spawned per call (`std::thread::scope`) must all be joined, so every call would
+//! wait that long, while here the caller simply does the pieces itself.
+//!
+//! One job runs at a time; a caller that finds the pool busy (another thread's loop) runs
+//! its pieces alone. Helpers are spawned on first need and then wait for work.
+
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+
+/// A job's function of a piece index, with the lifetime of the caller's borrow erased: it is
+/// only called while the job is posted or a piece of it runs (see [`run_pieces`]).
+#[derive(Clone, Copy)]
+struct Job {
+    run: *const (dyn Fn(usize) + Sync + 'static),
+    id: u64,
+}
+
+// SAFETY: the function is `Sync`, and `run_pieces` keeps it alive while helpers may call it.
+unsafe impl Send for Job {}
+
+#[derive(Default)]
+struct State {
+    job: Option<Job>,
+    next: usize,
+    pieces: usize,
+    /// Helpers that may still join the posted job.
+    openings: usize,
+    /// Pieces that helpers are running.
+    running: usize,
+    /// A helper's piece panicked.
+    panicked: bool,
+    /// Helpers spawned so far.
+    helpers: usize,
+    last_id: u64,
+}
+
+struct Pool {
+    state: Mutex<State>,
+    /// Signalled when a job is posted.
+    posted: Condvar,
+    /// Signalled when a helper finishes a piece.
+    finished: Condvar,
+}
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(|| Pool {
+        state: Mutex::new(State::default()),
+        posted: Condvar::new(),
+        finished: Condvar::new(),
+    })
+}
+
+fn lock(pool: &Pool) -> MutexGuard<'_, State> {
+    // A piece never panics while the lock is held, so a poisoned state is consistent.
+    pool.state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A helper: takes pieces of posted jobs it may join, forever.
+fn helper(pool: &'static Pool) {
+    let mut joined = 0u64;
+    let mut state = lock(pool);
+    loop {
+        let job = match state.job {
+            Some(job) if state.next < state.pieces && (joined == job.id || state.openings > 0) => {
+                job
+            }
+            _ => {
+                state = pool.posted.wait(state).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+        };
+        if joined != job.id {
+            joined = job.id;
+            state.openings -= 1;
+        }
+        let piece = state.next;
+        state.next += 1;
+        state.running += 1;
+        drop(state);
+        // SAFETY: the job is alive: its caller waits for `running` to reach 0 before it
+        // returns (see `Withdraw`).
+        let ok = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.run)(piece) })).is_ok();
+        state = lock(pool);
+        state.running -= 1;
+        state.panicked |= !ok;
+        if state.running == 0 {
+            pool.finished.notify_all();
+        }
+    }
+}
+
+/// Withdraws the posted job when the caller is done (or unwinds), then waits for the
+/// pieces helpers are running.
+struct Withdraw(&'static Pool);
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        let mut state = lock(self.0);
+        state.job = None;
+        while state.running > 0 {
+            state = self
+                .0
+                .finished
+                .wait(state)
+                .unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+/// Runs `run(p)` for every `p` in `0..pieces`, each exactly once, on this thread and on up
+/// to `helpers` helper threads.
+///
+/// # Panics
+/// When a piece panics (on a helper, the panic is raised here once every piece has ended).
+pub(crate) fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + Sync)) {
+    let pool = pool();
+    let mut state = lock(pool);
+    if helpers == 0 || pieces < 2 || state.job.is_some() {
+        drop(state);
+        (0..pieces).for_each(run);
+        return;
+    }
+    while state.helpers < helpers {
+        let spawned = std::thread::Builder::new()
+            .name("bcast-loop".into())
+            .spawn(move || helper(pool));
+        if spawned.is_err() {
+            break;
+        }
+        state.helpers += 1;
+    }
+    state.last_id += 1;
+    // SAFETY: only the lifetime is erased; `Withdraw` ends every use before `run` goes.
+    let erased: *const (dyn Fn(usize) + Sync + 'static) =
+        unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), _>(run as *const _) };
+    state.job = Some(Job {
+        run: erased,
+        id: state.last_id,
+    });
+    state.next = 0;
+    state.pieces = pieces;
+    state.openings = helpers;
+    state.panicked = false;
+    pool.posted.notify_all();
+    let withdraw = Withdraw(pool);
+    loop {
+        if state.next >= state.pieces {
+            break;
+        }
+        let piece = state.next;
+        state.next += 1;
+        drop(state);
+        run(piece);
+        state = lock(pool);
+    }
+    drop(state);
+    drop(withdraw);
+    if lock(pool).panicked {
+        resume_unwind(Box::new("a piece of an element-wise loop panicked"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn every_piece_runs_once() {
+        for helpers in [0, 1, 3] {
+            let counts: Vec<AtomicUsize> = (0..100).map(|_| AtomicUsize::new(0)).collect();
+            run_pieces(100, helpers, &|p| {
+                counts[p].fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+        }
+    }
+
+    #[test]
+    fn concurrent_callers_each_finish() {
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..50 {
+                        let sum = AtomicUsize::new(0);
+                        run_pieces(40, 2, &|p| {
+                            sum.fetch_add(p, Ordering::Relaxed);
+                        });
+                        assert_eq!(sum.load(Ordering::Relaxed), 40 * 39 / 2);
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
+    fn a_panicking_piece_reaches_the_caller_and_the_pool_goes_on() {
+        let result = catch_unwind(|| run_pieces(64, 2, &|p| assert!(p != 37, "piece 37")));
+        assert!(result.is_err());
+        let n = AtomicUsize::new(0);
+        run_pieces(64, 2, &|_| {
+            n.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(n.load(Ordering::Relaxed), 64);
+    }
+}

@@ -1,0 +1,149 @@
+//! Writing a long output row with non-temporal stores: results are computed a kilobyte at a
+//! time into a buffer that stays in the L1 cache, then stored to memory without first
+//! reading the destination's cache lines (which ordinary stores to memory that is not
+//! cached must do) and without pushing other data out of the caches. Worth it only for
+//! outputs far larger than the last-level cache (see [`STREAM_MIN_BYTES`]) that were not
+//! just allocated: the OS zeroes a new page at its first write, which leaves it in cache,
+//! where ordinary stores are cheaper.
+
+use std::mem::{align_of, size_of, MaybeUninit};
+
+/// Outputs at least this large (in bytes) are written with non-temporal stores (the
+/// last-level caches of current desktop and server processors hold 8 to 64 MiB per
+/// socket; glibc's `memcpy` switches to such stores around three quarters of it).
+pub(crate) const STREAM_MIN_BYTES: usize = 32 << 20;
+
+/// Bytes computed per buffer.
+const BUFFER_BYTES: usize = 1024;
+
+/// Whether [`streamed`] can write elements of `R` on this processor: their size divides 16
+/// bytes and equals their alignment, which is at most 8.
+pub(crate) fn streamable<R>() -> bool {
+    cfg!(target_arch = "x86_64")
+        && size_of::<R>() > 0
+        && 16 % size_of::<R>() == 0
+        && align_of::<R>() == size_of::<R>()
+        && align_of::<R>() <= 8
+}
+
+/// Writes `len` results to `o`: `produce(start, buf)` must initialise every element of
+/// `buf` with results `start..start + buf.len()`. Call [`fence`] before the results are
+/// read by another thread.
+///
+/// # Safety
+/// `o` is valid for writing `len` elements, aligned for `R`, and [`streamable::<R>`] holds.
+#[inline(always)]
+pub(crate) unsafe fn streamed<R: Copy>(
+    o: *mut R,
+    len: usize,
+    mut produce: impl FnMut(usize, &mut [MaybeUninit<R>]),
+) {
+    let size = size_of::<R>();
+    let mut words = [MaybeUninit::<u64>::uninit(); BUFFER_BYTES / 8];
+    // SAFETY: the words are 8-aligned (enough for `R`) and `BUFFER_BYTES` long.
+    let buf = std::slice::from_raw_parts_mut(
+        words.as_mut_ptr() as *mut MaybeUninit<R>,
+        BUFFER_BYTES / size,
+    );
+    // Ordinary stores up to the first 16-byte boundary; `o` is aligned to `R`'s size, which
+    // divides 16, so whole elements reach it exactly.
+    let head = (((16 - o as usize % 16) % 16) / size).min(len);
+    let mut start = 0;
+    while start < len {
+        let n = if start == 0 && head > 0 {
+            head
+        } else {
+            buf.len().min(len - start)
+        };
+        let part = &mut buf[..n];
+        produce(start, part);
+        let src = part.as_ptr() as *const u8;
+        let dst = o.add(start) as *mut u8;
+        let bytes = n * size;
+        let full = if start < head { 0 } else { bytes / 16 * 16 };
+        copy_nontemporal(dst, src, full);
+        std::ptr::copy_nonoverlapping(src.add(full), dst.add(full), bytes - full);
+        start += n;
+    }
+}
+
+/// Copies `bytes` (a multiple of 16) from `src` to the 16-byte aligned `dst` with
+/// non-temporal stores.
+///
+/// # Safety
+/// Both ranges are valid and do not overlap; `dst` is 16-byte aligned.
+#[inline(always)]
+unsafe fn copy_nontemporal(dst: *mut u8, src: *const u8, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+        for off in (0..bytes).step_by(16) {
+            _mm_stream_si128(
+                dst.add(off) as *mut __m128i,
+                _mm_loadu_si128(src.add(off) as *const __m128i),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    std::ptr::copy_nonoverlapping(src, dst, bytes);
+}
+
+/// Orders the non-temporal stores before every later store (they are weakly ordered), so
+/// whoever learns of them afterwards (e.g. by joining the thread) sees them.
+#[inline(always)]
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: sfence has no preconditions (SSE is part of x86-64).
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `streamed` writes exactly `f(i)` at every position, whatever the start's alignment
+    /// and the length (head, whole buffers, tail).
+    fn check<R: Copy + PartialEq + std::fmt::Debug>(f: impl Fn(usize) -> R, fill: R) {
+        assert!(streamable::<R>());
+        for skip in 0..4 {
+            for len in [0, 1, 2, 3, 5, 17, 255, 256, 257, 1000, 4099] {
+                let mut v = vec![fill; len + skip + 3];
+                // SAFETY: `skip + len` elements fit in `v`.
+                unsafe {
+                    streamed(v.as_mut_ptr().add(skip), len, |start, buf| {
+                        for (i, slot) in buf.iter_mut().enumerate() {
+                            slot.write(f(start + i));
+                        }
+                    });
+                }
+                fence();
+                for (i, x) in v.iter().enumerate() {
+                    let want = if i >= skip && i < skip + len {
+                        f(i - skip)
+                    } else {
+                        fill
+                    };
+                    assert_eq!(*x, want, "skip {skip}, len {len}, at {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streams_every_element_type() {
+        check(|i| i as f32 * 0.5, -1.0f32);
+        check(|i| i as f64 - 3.0, 7.0f64);
+        check(|i| i as i64 * -3, 1i64);
+        check(|i| i % 3 == 0, true);
+        check(|i| (i % 251) as u8, 255u8);
+    }
+
+    #[test]
+    fn refuses_types_it_cannot_align() {
+        assert!(!streamable::<[u8; 3]>());
+        assert!(!streamable::<[f32; 2]>());
+        assert!(!streamable::<()>());
+    }
+}

@@ -1,0 +1,99 @@
+//! Conflicting layouts (`a.T + b`): when an operand moves far at each step of the inner dim
+//! while another dim is its contiguous one, the walk goes over two-dimensional tiles of
+//! those dims, small enough that the cache lines the far-moving operand touches in one row
+//! are still there for the next rows.
+
+use super::exec::{rect, Bases};
+use super::kernel::{Rect, Rows};
+use super::plan::{Block, Plan};
+
+/// Elements of the inner dim per tile: the far-moving operand keeps this many cache lines
+/// live at once. Few, because its lines are often a power of two apart and so compete for
+/// the same cache sets (measured on `(4096,4096).T + (4096,4096)`: 8 to 16 elements are
+/// best, 32 take twice as long).
+const TILE_LEN: usize = 16;
+/// Positions of the second dim per tile: how many rows reuse those lines (64 bytes hold
+/// 8 to 16 elements) before they go.
+const TILE_ROWS: usize = 128;
+/// Dims shorter than this are not worth tiling.
+const MIN_TILED: usize = 16;
+
+/// The plan to tile, with the dim to tile against moved to position 1, when some operand
+/// moves more than one element per inner step and has a dim (of at least [`MIN_TILED`]
+/// positions) where it moves less.
+pub(crate) fn tiled_plan(plan: &Plan) -> Option<Plan> {
+    let shape = plan.shape();
+    if shape.len() < 2 || shape[0] < MIN_TILED {
+        return None;
+    }
+    let n = plan.offsets().len();
+    let dim = (0..n).find_map(|k| {
+        let s = plan.strides(k);
+        if s[0] <= 1 {
+            return None;
+        }
+        (1..shape.len())
+            .filter(|&d| s[d] != 0 && s[d] < s[0] && shape[d] >= MIN_TILED)
+            .min_by_key(|&d| s[d])
+    })?;
+    let mut tiled = plan.clone();
+    tiled.swap_dims(1, dim);
+    Some(tiled)
+}
+
+/// Runs one block of a [`tiled_plan`] tile by tile.
+///
+/// # Safety
+/// As for [`super::exec::execute`], on an independent loop.
+pub(crate) unsafe fn run_tiles<const N: usize, K: Rows<N>>(
+    kernel: &K,
+    bases: &Bases<N>,
+    b: &Block,
+) {
+    let sizes = kernel.itemsizes();
+    let block: Rect<N> = rect(b);
+    for j in (0..b.rows).step_by(TILE_ROWS) {
+        for i in (0..b.len).step_by(TILE_LEN) {
+            let at: [usize; N] =
+                std::array::from_fn(|k| b.offsets[k] + i * block.step[k] + j * block.row_step[k]);
+            let tile = Rect {
+                len: TILE_LEN.min(b.len - i),
+                rows: TILE_ROWS.min(b.rows - j),
+                ..block
+            };
+            kernel.rows(bases.at(&at, sizes), &tile, false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Layout;
+
+    #[test]
+    fn tiles_a_transposed_operand() {
+        let t = Layout::new(vec![64, 64], vec![1, 64], 0).unwrap();
+        let c = Layout::contiguous(&[64, 64]);
+        let plan = Plan::new(&[64, 64], &[&c, &t, &c]);
+        let tiled = tiled_plan(&plan).expect("conflicting layouts");
+        assert_eq!(tiled.numel(), 64 * 64);
+        // Nothing to tile when every operand agrees, or the dims are short.
+        assert!(tiled_plan(&Plan::new(&[64, 64], &[&c, &c, &c])).is_none());
+        let small_t = Layout::new(vec![8, 8], vec![1, 8], 0).unwrap();
+        let small = Layout::contiguous(&[8, 8]);
+        assert!(tiled_plan(&Plan::new(&[8, 8], &[&small, &small_t])).is_none());
+    }
+
+    #[test]
+    fn moves_the_dim_to_tile_next_to_the_inner_one() {
+        // Dims (i, j, k): the second operand is contiguous along i, far along k, and j
+        // cannot merge with k.
+        let c = Layout::contiguous(&[32, 3, 32]);
+        let t = Layout::new(vec![32, 3, 32], vec![1, 5000, 32], 0).unwrap();
+        let plan = Plan::new(&[32, 3, 32], &[&c, &t]);
+        let tiled = tiled_plan(&plan).expect("conflicting layouts");
+        assert_eq!(tiled.strides(1)[1], 1);
+        assert_eq!(tiled.shape()[0] * tiled.shape()[1], 32 * 32);
+    }
+}
