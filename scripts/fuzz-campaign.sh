@@ -4,7 +4,9 @@
 #
 #   scripts/fuzz-campaign.sh TARGET CPU_SECONDS [extra libFuzzer args]
 #
-# Builds nothing: run `cargo +nightly fuzz build -s address -O` first (fuzz.sh does). Runs a
+# Builds nothing: run `cargo +nightly fuzz build -s address -O` first (fuzz.sh does; for
+# differential_torch, `cargo +nightly fuzz build -s none --target-dir target/torch --features
+# torch -O differential_torch` in the environment of scripts/setup-torch.sh). Runs a
 # private copy of the built binary (so rebuilding does not disturb it) on fuzz/corpus/TARGET
 # plus fuzz/seeds/TARGET, with fuzz/dicts/TARGET.dict when present, and logs libFuzzer's
 # output, the wall and CPU time, to fuzz/logs/TARGET-DATE.log. Findings land in
@@ -15,7 +17,10 @@ t=$1
 budget=$2
 shift 2
 
-built="$root/target/x86_64-unknown-linux-gnu/release/$t"
+# differential_torch is built apart, without a sanitizer (see scripts/fuzz.sh).
+dir=target
+[ "$t" = differential_torch ] && dir=target/torch
+built="$root/$dir/x86_64-unknown-linux-gnu/release/$t"
 [ -x "$built" ] || { echo "no built target $t: run cargo +nightly fuzz build first" >&2; exit 2; }
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 bin="${TMPDIR:-/tmp}/bcast-fuzz-$t-$stamp"
