@@ -28,6 +28,13 @@ impl Scene {
         }
     }
 
+    /// A scene read back from the case JSON a finding printed ([`Scene::json`]).
+    pub fn from_json(json: &str) -> serde_json::Result<Scene> {
+        Ok(Scene {
+            case: serde_json::from_str(json)?,
+        })
+    }
+
     /// Fresh storages and views, the same every time.
     pub fn build(&self) -> Inputs {
         Inputs::build(&self.case).unwrap_or_else(|e| panic!("scene does not build: {e}"))
