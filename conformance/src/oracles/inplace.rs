@@ -158,8 +158,8 @@ fn check_classification(written: &Tensor, reads: &[&Tensor]) {
 /// inputs. `pow(number, tensor, out=)` resizes its `out` to the exponent's shape (row-major)
 /// first (torch's structured `pow.Scalar_out` sets its output in the meta function), then
 /// builds the TensorIterator on it; with base 1 it only fills the output with ones
-/// (`fill_`, which checks internal overlap alone). Every other call is checked before any
-/// resize, against every input.
+/// (`fill_`, which checks no overlap at all: the flag is false). Every other call is
+/// checked before any resize, against every input.
 fn as_checked(call: &Call, probe: &Inputs) -> (Tensor, bool) {
     let written = &probe.tensors[call.out.as_deref().expect("a written tensor")];
     match (call.kernel, &call.inputs[..]) {
@@ -244,14 +244,14 @@ fn check_with(scene: &Scene, call: &Call, strategy: Strategy) {
     let out = call.out.as_deref().expect("a written tensor");
     // What the overlap rules see, on a build of its own (it may be resized).
     let probe = scene.build();
-    let (checked, inputs_checked) = as_checked(call, &probe);
+    let (checked, overlap_checked) = as_checked(call, &probe);
     let reads: Vec<&Tensor> = call
         .tensor_inputs()
-        .filter(|_| inputs_checked)
+        .filter(|_| overlap_checked)
         .map(|n| &probe.tensors[n])
         .collect();
     check_classification(&checked, &reads);
-    let internal = has_internal_overlap(&checked) == MemOverlap::Yes;
+    let internal = overlap_checked && has_internal_overlap(&checked) == MemOverlap::Yes;
     let partial = reads
         .iter()
         .any(|t| get_overlap_status(&checked, t) == MemOverlapStatus::Partial)
@@ -399,6 +399,59 @@ mod tests {
                 fails,
                 matches!(exponent, Scalar::Bool(true) | Scalar::Int(1))
             );
+            for strategy in [Strategy::Plan, Strategy::IndexMap] {
+                check_with(&scene, &call, strategy);
+            }
+        }
+    }
+
+    /// `pow(1, t, out=t)` with an expanded `t`: torch only fills the output (`fill_` checks
+    /// no overlap), so it succeeds; `pow(t, 0, out=t)` and `pow(True, t, out=t)` build a
+    /// TensorIterator first and raise. Found by the `differential_torch` fuzz target.
+    #[test]
+    fn pow_of_one_fills_without_an_overlap_check() {
+        let scene = Scene::from_json(
+            r#"{"id":"","source":{},"tags":[],
+               "storages":{"s0":{"dtype":"int64","values":[3,3]}},
+               "tensors":{"t0":{"storage":"s0","shape":[4],"strides":[0],"offset":1}},
+               "call":{"fn":"scene","args":[]}}"#,
+        )
+        .expect("scene JSON");
+        let cases = [
+            (
+                vec![Input::Number(Scalar::Int(1)), Input::Tensor("t0".into())],
+                true,
+            ),
+            (
+                vec![
+                    Input::Number(Scalar::Float(1.0)),
+                    Input::Tensor("t0".into()),
+                ],
+                true,
+            ),
+            (
+                vec![
+                    Input::Number(Scalar::Bool(true)),
+                    Input::Tensor("t0".into()),
+                ],
+                false,
+            ),
+            (
+                vec![Input::Tensor("t0".into()), Input::Number(Scalar::Int(0))],
+                false,
+            ),
+        ];
+        for (inputs, succeeds) in cases {
+            let call = Call {
+                kernel: Kernel::Binary(BinaryOp::Pow),
+                inputs,
+                out: Some("t0".into()),
+            };
+            let built = scene.build();
+            assert_eq!(call.run(&built).is_ok(), succeeds, "{call:?}");
+            if succeeds {
+                assert_eq!(built.tensors["t0"].to_vec::<i64>().unwrap(), vec![1; 4]);
+            }
             for strategy in [Strategy::Plan, Strategy::IndexMap] {
                 check_with(&scene, &call, strategy);
             }
