@@ -55,31 +55,36 @@ fn edge_values(dtype: DType) -> Vec<Num> {
 impl CaseBuilder {
     /// Adds a storage of `len` elements: usually a random fill, sometimes literal edge values.
     pub fn storage(&mut self, u: &mut Unstructured, dtype: DType, len: usize) -> GenResult<String> {
-        let name = format!("s{}", self.storages.len());
-        let spec = if len > 0 && u.ratio(1, 8)? {
+        if len > 0 && u.ratio(1, 8)? {
             let edges = edge_values(dtype);
             let values = (0..len)
                 .map(|_| u.choose(&edges).copied())
                 .collect::<GenResult<Vec<Num>>>()?;
-            self.tag("edge-values");
-            StorageSpec {
-                dtype: dtype.name().into(),
-                values: Some(values),
-                fill: None,
-            }
-        } else {
-            StorageSpec {
-                dtype: dtype.name().into(),
-                values: None,
-                fill: Some(Fill {
-                    kind: FillKind::Random,
-                    len,
-                    seed: u.arbitrary::<u32>()? as u64,
-                }),
-            }
+            return Ok(self.literal_storage(dtype, values));
+        }
+        self.random_fill_storage(u, dtype, len)
+    }
+
+    /// Adds a storage of literal `values` (tagged `edge-values`).
+    ///
+    /// ```
+    /// use bcast_conformance::case::Num;
+    /// use bcast_conformance::gen::CaseBuilder;
+    /// use bcast_engine::DType;
+    /// let mut b = CaseBuilder::default();
+    /// let s = b.literal_storage(DType::Int64, vec![Num::Int(i64::MAX), Num::Int(-1)]);
+    /// assert_eq!(b.storage_spec(&s).and_then(|s| s.values.as_ref()).map(Vec::len), Some(2));
+    /// ```
+    pub fn literal_storage(&mut self, dtype: DType, values: Vec<Num>) -> String {
+        let name = format!("s{}", self.storages.len());
+        self.tag("edge-values");
+        let spec = StorageSpec {
+            dtype: dtype.name().into(),
+            values: Some(values),
+            fill: None,
         };
         self.storages.insert(name.clone(), spec);
-        Ok(name)
+        name
     }
 
     /// Adds a storage of `len` elements filled from a random seed (never literal values, so a
@@ -144,6 +149,11 @@ impl CaseBuilder {
     /// The spec of a storage added before.
     pub fn storage_spec(&self, name: &str) -> Option<&StorageSpec> {
         self.storages.get(name)
+    }
+
+    /// Every tensor added so far.
+    pub fn tensor_specs(&self) -> impl Iterator<Item = &TensorSpec> {
+        self.tensors.values()
     }
 
     /// The spec of a tensor added before.

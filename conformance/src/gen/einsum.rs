@@ -4,7 +4,7 @@
 //! operand count, rank or size, a stray character, a bad output subscript). Operands come as
 //! varargs, as one list, or in the sublist format. A few cases replay the documents' examples.
 
-use super::tolerance::float_tolerance;
+use super::tolerance::sum_tolerance;
 use super::{CaseBuilder, GenResult};
 use crate::case::{Arg, Case};
 use arbitrary::Unstructured;
@@ -278,7 +278,7 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
         args.extend(names.into_iter().map(Arg::Tensor));
         args
     };
-    float_tolerance(&mut b, &dtypes);
+    sum_tolerance(&mut b, &dtypes);
     Ok(b.finish("torch.einsum", args))
 }
 
@@ -294,7 +294,7 @@ fn document_case(u: &mut Unstructured) -> GenResult<Case> {
     let x = b.view(u, DType::Float32, s1, false)?;
     let y = b.view(u, DType::Float32, s2, false)?;
     b.tag("document-example");
-    float_tolerance(&mut b, &[DType::Float32]);
+    sum_tolerance(&mut b, &[DType::Float32]);
     Ok(b.finish(
         "torch.einsum",
         vec![Arg::Str(equation.into()), Arg::Tensor(x), Arg::Tensor(y)],

@@ -4,8 +4,8 @@
 //! in-place and `out=` families reuse the argument builders here.
 
 use super::operands::{
-    approximate, consistent_exponent, is_number, python_number, random_dtype, spelling,
-    tensor_or_number,
+    approximate, consistent_divisor, consistent_exponent, is_number, python_number, random_dtype,
+    spelling, tensor_or_number,
 };
 use super::{broadcast_partner, random_shape, CaseBuilder, GenResult, ShapeLimits};
 use crate::case::{Arg, Case, Num};
@@ -77,6 +77,9 @@ pub fn binary_args(
             y = special_exponent(u)?;
         }
         y = consistent_exponent(y);
+    }
+    if op == BinaryOp::Remainder {
+        y = consistent_divisor(b, &x, y);
     }
     Ok(vec![x, y])
 }

@@ -5,7 +5,9 @@
 
 use super::aliasing::{is_racy, shared_views};
 use super::elementwise::{random_alpha, unary_args};
-use super::operands::{approximate, consistent_exponent, python_number, random_dtype};
+use super::operands::{
+    approximate, consistent_divisor, consistent_exponent, python_number, random_dtype,
+};
 use super::{broadcast_partner, random_shape, CaseBuilder, GenResult, ShapeLimits};
 use crate::case::{Arg, Case};
 use arbitrary::Unstructured;
@@ -88,6 +90,9 @@ pub fn inplace_case(u: &mut Unstructured) -> GenResult<Case> {
             if op == BinaryOp::Pow {
                 approximate(&mut b);
                 other = consistent_exponent(other);
+            }
+            if op == BinaryOp::Remainder {
+                other = consistent_divisor(&b, &Arg::Tensor(t.clone()), other);
             }
             if matches!(op, BinaryOp::Add(_) | BinaryOp::Sub(_)) {
                 if let Some(alpha) = random_alpha(u)? {

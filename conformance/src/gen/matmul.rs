@@ -3,7 +3,7 @@
 //! layouts (which decide whether torch folds the batch into `mm`), zero-size dims, mismatched
 //! inner or batch sizes and mismatched dtypes. A few cases replay the documents' examples.
 
-use super::tolerance::float_tolerance;
+use super::tolerance::sum_tolerance;
 use super::{CaseBuilder, GenResult, ViewKind, ViewSpec};
 use crate::case::{Arg, Case};
 use arbitrary::Unstructured;
@@ -101,7 +101,7 @@ pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
     };
     let t1 = b.view(u, d1, &shape1, true)?;
     let t2 = b.view(u, d2, &shape2, true)?;
-    float_tolerance(&mut b, &[d1, d2]);
+    sum_tolerance(&mut b, &[d1, d2]);
     b.tag(op);
     let prefix = if u.arbitrary()? { "Tensor" } else { "torch" };
     Ok(b.finish(
@@ -159,6 +159,6 @@ fn document_case(u: &mut Unstructured) -> GenResult<Case> {
         ),
     };
     b.tag("document-example");
-    float_tolerance(&mut b, &[DType::Float32]);
+    sum_tolerance(&mut b, &[DType::Float32]);
     Ok(b.finish("torch.matmul", vec![Arg::Tensor(a), Arg::Tensor(c)]))
 }

@@ -30,10 +30,10 @@ pub mod views;
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
-pub use operands::{python_number, random_dtype};
+pub use operands::{consistent_divisor, python_number, random_dtype};
 pub use registry::{families, find_family, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
-pub use tolerance::float_tolerance;
+pub use tolerance::{accumulation_error, float_tolerance, sum_tolerance};
 
 use crate::case::{splitmix64, Case, Source};
 use arbitrary::Unstructured;

@@ -2,7 +2,7 @@
 //! "a tensor view or a number".
 
 use super::{CaseBuilder, GenResult};
-use crate::case::{Arg, Num};
+use crate::case::{storage_values, Arg, Num};
 use arbitrary::Unstructured;
 use bcast_engine::DType;
 
@@ -82,5 +82,46 @@ pub fn consistent_exponent(arg: Arg) -> Arg {
         Arg::Int(16_777_217) => Arg::Int(2),
         Arg::Float(f) if [16_777_217.0, 1e-300].contains(&f.to_f64()) => Arg::Int(2),
         other => other,
+    }
+}
+
+/// A `remainder` divisor torch computes consistently. Where the quotient `a / b` overflows
+/// float64 (a dividend of `1e30` by the Python number `1e-300`), torch's vectorised loop
+/// (Sleef's `fmod`) gives NaN and its scalar loop the exact remainder, so torch's results
+/// depend on the element's position; such a divisor becomes `0.25`. Other divisors, and
+/// tensors (whose values are never that small), stay.
+///
+/// ```
+/// use bcast_conformance::case::{Arg, Num};
+/// use bcast_conformance::gen::{consistent_divisor, CaseBuilder};
+/// let b = CaseBuilder::default();
+/// let tiny = Arg::Float(Num::Float(1e-300));
+/// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(1e30)), tiny.clone()),
+///            Arg::Float(Num::Float(0.25)));
+/// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(3.0)), tiny.clone()), tiny);
+/// ```
+pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg {
+    let d = match &divisor {
+        Arg::Float(f) => f.to_f64().abs(),
+        _ => return divisor,
+    };
+    let largest = match dividend {
+        Arg::Float(f) => f.to_f64().abs(),
+        Arg::Int(i) => i.unsigned_abs() as f64,
+        Arg::Tensor(name) => b
+            .tensor_spec(name)
+            .and_then(|t| b.storage_spec(&t.storage))
+            .and_then(|s| storage_values(s).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_f64().abs())
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max),
+        _ => 0.0,
+    };
+    if d > 0.0 && (largest / d).is_infinite() {
+        Arg::Float(Num::Float(0.25))
+    } else {
+        divisor
     }
 }

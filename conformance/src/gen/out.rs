@@ -6,7 +6,7 @@ use super::aliasing::is_racy;
 use super::elementwise::{
     binary_args, compare_args, random_alpha, shape_pair, unary_args, where_args,
 };
-use super::operands::random_dtype;
+use super::operands::{consistent_divisor, random_dtype};
 use super::{random_shape, random_view, CaseBuilder, GenResult, ShapeLimits};
 use crate::backend::reference::run_reference;
 use crate::case::{Arg, Case, OkOutcome, Outcome, ResultValue};
@@ -67,6 +67,7 @@ pub fn out_case(u: &mut Unstructured) -> GenResult<Case> {
             let dtype = random_dtype(u)?;
             args[0] = Arg::Tensor(b.view(u, dtype, &[], true)?);
         }
+        args[1] = consistent_divisor(&b, &args[0], args[1].clone());
     }
     let fn_name = format!("torch.{name}");
     let probe = b.clone().finish(&fn_name, args.clone());

@@ -4,7 +4,7 @@
 //! `correction`) and deliberately bad dims (out of range, repeated). A few cases replay the
 //! `keepdim` examples of the seed documents, one call per case.
 
-use super::tolerance::float_tolerance;
+use super::tolerance::{float_tolerance, sum_tolerance};
 use super::{random_shape, CaseBuilder, GenResult, ShapeLimits, ViewKind, ViewSpec};
 use crate::case::{Arg, Case, Num};
 use arbitrary::Unstructured;
@@ -111,7 +111,11 @@ pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
             b.kwarg("dtype", Arg::Dtype(out.name().into()));
         }
     }
-    float_tolerance(&mut b, &dtypes);
+    if op == "sum" || op == "mean" {
+        sum_tolerance(&mut b, &dtypes);
+    } else {
+        float_tolerance(&mut b, &dtypes);
+    }
     b.tag(op);
     let prefix = if method { "Tensor" } else { "torch" };
     Ok(b.finish(&format!("{prefix}.{op}"), args))
