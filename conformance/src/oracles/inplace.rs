@@ -191,10 +191,17 @@ fn copy_after_resize_overlaps(call: &Call, probe: &Inputs) -> bool {
         return false;
     }
     let written = &probe.tensors[call.out.as_deref().expect("a written tensor")];
+    // A resized `out=` takes the layout TensorIterator gives a new output, which follows the
+    // base's memory order: the call's own result without `out=`.
+    let fresh = Call {
+        out: None,
+        ..call.clone()
+    };
+    let Ok(fresh) = fresh.run(probe) else {
+        return false;
+    };
     let base = &probe.tensors[base];
-    let shape = base.shape();
-    let resized =
-        resize_output(written, shape, &contiguous_strides(shape)).unwrap_or(written.clone());
+    let resized = resize_output(written, base.shape(), fresh.strides()).unwrap_or(written.clone());
     get_overlap_status(&resized, base) == MemOverlapStatus::Partial
 }
 
