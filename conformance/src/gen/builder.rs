@@ -151,6 +151,19 @@ impl CaseBuilder {
         self.storages.get(name)
     }
 
+    /// Rewrites the literal values of `storage` with `f` (a random fill stays as it is).
+    pub fn map_values(&mut self, storage: &str, f: impl Fn(Num) -> Num) {
+        if let Some(values) = self
+            .storages
+            .get_mut(storage)
+            .and_then(|s| s.values.as_mut())
+        {
+            for v in values.iter_mut() {
+                *v = f(*v);
+            }
+        }
+    }
+
     /// Every tensor added so far.
     pub fn tensor_specs(&self) -> impl Iterator<Item = &TensorSpec> {
         self.tensors.values()
