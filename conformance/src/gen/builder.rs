@@ -164,9 +164,21 @@ impl CaseBuilder {
         }
     }
 
-    /// Every tensor added so far.
-    pub fn tensor_specs(&self) -> impl Iterator<Item = &TensorSpec> {
-        self.tensors.values()
+    /// The largest finite magnitude in the storage under tensor `name` (0 when it has none).
+    pub fn largest_finite(&self, name: &str) -> f64 {
+        self.tensor_spec(name)
+            .and_then(|t| self.storage_spec(&t.storage))
+            .and_then(|s| crate::case::storage_values(s).ok())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_f64().abs())
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max)
+    }
+
+    /// Every tensor added so far, with its name.
+    pub fn named_tensor_specs(&self) -> impl Iterator<Item = (&str, &TensorSpec)> {
+        self.tensors.iter().map(|(n, t)| (n.as_str(), t))
     }
 
     /// The spec of a tensor added before.

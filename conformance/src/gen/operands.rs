@@ -2,7 +2,7 @@
 //! "a tensor view or a number".
 
 use super::{CaseBuilder, GenResult};
-use crate::case::{storage_values, Arg, Num};
+use crate::case::{Arg, Num};
 use arbitrary::Unstructured;
 use bcast_engine::DType;
 
@@ -108,15 +108,7 @@ pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg 
     let largest = match dividend {
         Arg::Float(f) => f.to_f64().abs(),
         Arg::Int(i) => i.unsigned_abs() as f64,
-        Arg::Tensor(name) => b
-            .tensor_spec(name)
-            .and_then(|t| b.storage_spec(&t.storage))
-            .and_then(|s| storage_values(s).ok())
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| v.to_f64().abs())
-            .filter(|v| v.is_finite())
-            .fold(0.0, f64::max),
+        Arg::Tensor(name) => b.largest_finite(name),
         _ => 0.0,
     };
     if d > 0.0 && (largest / d).is_infinite() {

@@ -5,7 +5,6 @@
 //! tolerance of an op that sums widens to the error any order can make.
 
 use super::CaseBuilder;
-use crate::case::storage_values;
 use bcast_engine::DType;
 
 /// Sets the tolerance for a case whose operands (or requested result) have `dtypes`: float32
@@ -76,19 +75,12 @@ pub fn accumulation_error(b: &CaseBuilder, eps: f64) -> f64 {
     let mut literal = false;
     let mut terms = 1usize;
     let mut magnitude = 1.0f64;
-    for t in b.tensor_specs() {
+    for (name, t) in b.named_tensor_specs() {
         terms = terms.max(t.shape.iter().product());
-        let Some(storage) = b.storage_spec(&t.storage) else {
-            continue;
-        };
-        literal |= storage.values.is_some();
-        let largest = storage_values(storage)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| v.to_f64().abs())
-            .filter(|v| v.is_finite())
-            .fold(1.0, f64::max);
-        magnitude *= largest;
+        literal |= b
+            .storage_spec(&t.storage)
+            .is_some_and(|s| s.values.is_some());
+        magnitude *= b.largest_finite(name).max(1.0);
     }
     if !literal {
         return 0.0;
