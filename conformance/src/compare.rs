@@ -2,8 +2,10 @@
 //! [`Mismatch`] naming the level, the place, and both values.
 
 use crate::backend::Level;
-use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult, Tolerance};
-use std::collections::BTreeSet;
+use crate::case::{
+    Case, Num, OkOutcome, Outcome, ResultValue, StorageSpec, TensorResult, Tolerance,
+};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// One difference between expected and actual.
@@ -28,6 +30,8 @@ impl fmt::Display for Mismatch {
 struct Diff<'a> {
     levels: &'a BTreeSet<Level>,
     tolerance: Option<Tolerance>,
+    /// The case's input storages, whose dtypes say how storages written in place compare.
+    storages: Option<&'a BTreeMap<String, StorageSpec>>,
     out: Vec<Mismatch>,
 }
 
@@ -63,14 +67,25 @@ pub fn compare_outcomes(
     tolerance: Option<Tolerance>,
     levels: &BTreeSet<Level>,
 ) -> Vec<Mismatch> {
+    compare_with(expected, got, tolerance, None, levels)
+}
+
+fn compare_with(
+    expected: &Outcome,
+    got: &Outcome,
+    tolerance: Option<Tolerance>,
+    storages: Option<&BTreeMap<String, StorageSpec>>,
+    levels: &BTreeSet<Level>,
+) -> Vec<Mismatch> {
     let mut d = Diff {
         levels,
         tolerance,
+        storages,
         out: Vec::new(),
     };
     match (expected, got) {
         (Outcome::Error(e), Outcome::Error(g)) => {
-            d.check(Level::Errors, "error type", e.kind.clone(), g.kind.clone());
+            d.check(Level::Errors, "error type", quote(&e.kind), quote(&g.kind));
             d.check(
                 Level::Messages,
                 "error message",
@@ -80,35 +95,78 @@ pub fn compare_outcomes(
         }
         (Outcome::Ok(e), Outcome::Ok(g)) => compare_ok(&mut d, e, g),
         (e, g) => {
-            // One raised and the other did not: a shapes difference, or an errors one for a
-            // backend that claims errors but not shapes.
-            let level = if levels.contains(&Level::Shapes) {
-                Level::Shapes
-            } else {
-                Level::Errors
-            };
-            d.check(level, "outcome", outcome_summary(e), outcome_summary(g));
+            // One raised and the other did not: checked whatever the levels.
+            d.out.push(Mismatch {
+                level: Level::ALWAYS,
+                place: "outcome".to_string(),
+                expected: outcome_summary(e),
+                got: outcome_summary(g),
+            });
         }
     }
     d.out
 }
 
-/// Compares a case's expectation with `got`; a case without expectation has nothing to compare.
+/// Compares a case's expectation with `got`, storages written in place by their dtypes. A
+/// case without expectation never agrees with anything.
+///
+/// ```
+/// use bcast_conformance::backend::Level;
+/// use bcast_conformance::case::{Case, Outcome};
+/// use bcast_conformance::compare::compare_case;
+/// let case: Case = serde_json::from_str(r#"{"id": "c", "call": {"fn": "Tensor.numel"}}"#).unwrap();
+/// let got: Outcome = serde_json::from_str(r#"{"ok": {"result": {"int": 0}}}"#).unwrap();
+/// assert_eq!(compare_case(&case, &got, &[Level::Shapes].into()).len(), 1);
+/// ```
 pub fn compare_case(case: &Case, got: &Outcome, levels: &BTreeSet<Level>) -> Vec<Mismatch> {
     match &case.expect {
-        Some(expected) => compare_outcomes(expected, got, case.tolerance, levels),
-        None => Vec::new(),
+        Some(expected) => compare_with(expected, got, case.tolerance, Some(&case.storages), levels),
+        None => vec![Mismatch {
+            level: Level::ALWAYS,
+            place: "expect".to_string(),
+            expected: "an expectation in the case".to_string(),
+            got: "a case without `expect`, which nothing can pass".to_string(),
+        }],
     }
 }
 
+/// How the elements of a dtype compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elements {
+    /// Floating: numerically, within the case's tolerance.
+    Floating,
+    /// Integer or bool: exactly, and a float is never an integer.
+    Exact,
+    /// Unknown dtype: numerically, without tolerance.
+    Unknown,
+}
+
+impl Elements {
+    fn of(dtype: &str) -> Elements {
+        if dtype.starts_with("float") || dtype.starts_with("bfloat") || dtype.starts_with("complex")
+        {
+            Elements::Floating
+        } else if dtype == "bool" || dtype.starts_with("int") || dtype.starts_with("uint") {
+            Elements::Exact
+        } else {
+            Elements::Unknown
+        }
+    }
+}
+
+/// Backend text in a mismatch: clipped, then quoted.
 fn quote(s: &str) -> String {
-    format!("{s:?}")
+    format!("{:?}", crate::quote::clip_text(s))
 }
 
 fn outcome_summary(o: &Outcome) -> String {
     match o {
         Outcome::Ok(ok) => summary(&ok.result),
-        Outcome::Error(e) => format!("{}: {}", e.kind, quote(&e.message)),
+        Outcome::Error(e) => format!(
+            "{}: {}",
+            crate::quote::clip_text(&e.kind),
+            quote(&e.message)
+        ),
     }
 }
 
@@ -148,7 +206,18 @@ fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
             for (name, ev) in es {
                 match gs.get(name) {
                     Some(gv) => {
-                        compare_values(d, Level::Inplace, &format!("storage {name}"), None, ev, gv)
+                        let elements = d
+                            .storages
+                            .and_then(|s| s.get(name))
+                            .map_or(Elements::Unknown, |spec| Elements::of(&spec.dtype));
+                        compare_values(
+                            d,
+                            Level::Inplace,
+                            &format!("storage {name}"),
+                            elements,
+                            ev,
+                            gv,
+                        )
                     }
                     None => d.check(
                         Level::Inplace,
@@ -188,8 +257,8 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
     d.check(
         Level::Dtypes,
         &format!("{place}.dtype"),
-        e.dtype.clone(),
-        g.dtype.clone(),
+        crate::quote::clip_text(&e.dtype),
+        crate::quote::clip_text(&g.dtype),
     );
     d.check(
         Level::Strides,
@@ -214,14 +283,14 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
     if e.shape != g.shape {
         return;
     }
-    let float = e.dtype.starts_with("float");
+    let elements = Elements::of(&e.dtype);
     match (&e.values, &e.samples) {
         (Some(ev), _) => match &g.values {
             Some(gv) => compare_values(
                 d,
                 Level::Values,
                 &format!("{place}.values"),
-                Some(float),
+                elements,
                 ev,
                 gv,
             ),
@@ -249,7 +318,7 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
                 d,
                 Level::Values,
                 &format!("{place}.samples"),
-                Some(float),
+                elements,
                 &ev,
                 &gv,
             );
@@ -287,7 +356,7 @@ fn compare_values(
     d: &mut Diff,
     level: Level,
     place: &str,
-    float: Option<bool>,
+    elements: Elements,
     e: &[Num],
     g: &[Num],
 ) {
@@ -300,25 +369,33 @@ fn compare_values(
         );
         return;
     }
-    let tolerance = if float == Some(false) {
-        None
-    } else {
-        d.tolerance
+    let tolerance = match elements {
+        Elements::Floating => d.tolerance,
+        Elements::Exact | Elements::Unknown => None,
     };
-    let bad: Vec<usize> = (0..e.len())
-        .filter(|&i| !values_agree(e[i], g[i], tolerance))
-        .collect();
+    let agree = |a: Num, b: Num| match (elements, a, b) {
+        // An integer is compared as an integer: no float stands for one, however close.
+        (Elements::Exact, Num::Int(_), Num::Float(_)) => false,
+        _ => values_agree(a, b, tolerance),
+    };
+    let bad: Vec<usize> = (0..e.len()).filter(|&i| !agree(e[i], g[i])).collect();
     if let Some(&first) = bad.first() {
         let detail = if bad.len() > 1 {
             format!(" (and {} more)", bad.len() - 1)
         } else {
             String::new()
         };
+        let got = match (elements, g[first]) {
+            (Elements::Exact, Num::Float(f)) => {
+                format!("{f:?}, a float where the dtype holds integers")
+            }
+            (_, other) => show(other),
+        };
         d.check(
             level,
             &format!("{place}[{first}]{detail}"),
             show(e[first]),
-            show(g[first]),
+            got,
         );
     }
 }

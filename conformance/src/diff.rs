@@ -135,9 +135,15 @@ pub fn diff_case_at(
         Err(f) => {
             let side = Side::Oracle;
             run.verdict = if f.is_unsupported() {
-                DiffVerdict::Unsupported { side, reason: f.0 }
+                DiffVerdict::Unsupported {
+                    side,
+                    reason: f.message,
+                }
             } else {
-                DiffVerdict::Failure { side, reason: f.0 }
+                DiffVerdict::Failure {
+                    side,
+                    reason: f.message,
+                }
             };
             return run;
         }
@@ -156,11 +162,11 @@ pub fn diff_case_at(
         }
         Err(f) if f.is_unsupported() => DiffVerdict::Unsupported {
             side: Side::Engine,
-            reason: f.0.clone(),
+            reason: f.message.clone(),
         },
         Err(f) => DiffVerdict::Failure {
             side: Side::Engine,
-            reason: f.0.clone(),
+            reason: f.message.clone(),
         },
     };
     run.oracle = Some(expected);
@@ -260,7 +266,7 @@ mod tests {
         ));
         let run = diff_case(
             &mut engine,
-            &mut Fixed(Err(BackendFailure("boom".into()))),
+            &mut Fixed(Err(BackendFailure::bad_input("boom"))),
             &case,
         );
         assert!(matches!(

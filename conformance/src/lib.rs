@@ -12,6 +12,7 @@ pub mod compare;
 pub mod diff;
 pub mod gen;
 pub mod oracles;
+pub mod quote;
 pub mod report;
 pub mod repro;
 pub mod runner;

@@ -7,7 +7,7 @@ pub mod select;
 pub mod suite;
 pub mod xfail;
 
-use crate::backend::{Backend, Capabilities, Level};
+use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{storage_dtype, Case, LoadedCase, Outcome};
 use crate::compare::{compare_case, Mismatch};
 use crate::repro::python_snippet;
@@ -22,7 +22,7 @@ pub enum Verdict {
     /// Some claimed check disagreed.
     Fail(Vec<Mismatch>),
     /// The backend failed to produce an outcome (crash, hang, garbage, unsupported call).
-    BackendFailure(String),
+    BackendFailure(BackendFailure),
     /// Outside the backend's capabilities.
     Skip(String),
 }
@@ -38,7 +38,9 @@ impl Verdict {
     /// ```
     /// use bcast_conformance::runner::Verdict;
     /// assert_eq!(Verdict::Pass.headline(), "pass");
-    /// assert_eq!(Verdict::BackendFailure("timed out".into()).headline(), "backend failure: timed out");
+    /// use bcast_conformance::backend::{BackendFailure, FailureKind};
+    /// let hung = BackendFailure::new(FailureKind::TimedOut, "no answer");
+    /// assert_eq!(Verdict::BackendFailure(hung).headline(), "backend failure (timed out): no answer");
     /// ```
     pub fn headline(&self) -> String {
         match self {
@@ -48,7 +50,7 @@ impl Verdict {
                 [m] => m.to_string(),
                 [m, rest @ ..] => format!("{m} (and {} more differences)", rest.len()),
             },
-            Verdict::BackendFailure(f) => format!("backend failure: {f}"),
+            Verdict::BackendFailure(f) => format!("backend failure ({}): {f}", f.kind.name()),
             Verdict::Skip(reason) => format!("skipped: {reason}"),
         }
     }
@@ -77,7 +79,25 @@ pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
     None
 }
 
-/// Runs one case and judges it at the levels both claimed by the backend and `wanted`.
+/// The levels a run checks: those both claimed and wanted, and always [`Level::ALWAYS`].
+///
+/// ```
+/// use bcast_conformance::backend::Level;
+/// use bcast_conformance::runner::checked_levels;
+/// let claimed = [Level::Values, Level::Messages].into_iter().collect();
+/// let wanted = [Level::Values, Level::Strides].into_iter().collect();
+/// let checked: Vec<Level> = checked_levels(&claimed, &wanted).into_iter().collect();
+/// assert_eq!(checked, [Level::Shapes, Level::Values]);
+/// assert_eq!(checked_levels(&Default::default(), &Default::default()).len(), 1);
+/// ```
+pub fn checked_levels(claimed: &BTreeSet<Level>, wanted: &BTreeSet<Level>) -> BTreeSet<Level> {
+    let mut levels: BTreeSet<Level> = claimed.intersection(wanted).copied().collect();
+    levels.insert(Level::ALWAYS);
+    levels
+}
+
+/// Runs one case and judges it at the levels both claimed by the backend and `wanted`, and
+/// always at [`Level::ALWAYS`].
 pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>) -> CaseReport {
     let caps = backend.capabilities();
     if let Some(reason) = skip_reason(case, &caps) {
@@ -87,7 +107,7 @@ pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>
             got: None,
         };
     }
-    let levels: BTreeSet<Level> = caps.levels.intersection(wanted).copied().collect();
+    let levels = checked_levels(&caps.levels, wanted);
     match backend.run(case) {
         Ok(got) => {
             let mismatches = compare_case(case, &got, &levels);
@@ -104,7 +124,7 @@ pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>
         }
         Err(f) => CaseReport {
             id: case.id.clone(),
-            verdict: Verdict::BackendFailure(f.0),
+            verdict: Verdict::BackendFailure(f),
             got: None,
         },
     }
@@ -143,7 +163,7 @@ pub fn describe_failure(loaded: &LoadedCase, report: &CaseReport) -> String {
             }
         }
         Verdict::BackendFailure(f) => {
-            let _ = writeln!(s, "  backend failure: {f}");
+            let _ = writeln!(s, "  backend failure ({}): {f}", f.kind.name());
         }
         Verdict::Pass | Verdict::Skip(_) => {}
     }

@@ -78,7 +78,12 @@ fn filters_select_by_op_tag_and_id() {
         "Tensor.expand",
     ]);
     assert!(stdout(&out).contains(&format!("reference: {teens_expand} cases")));
+    // A filter that selects nothing checks nothing: not a green run unless asked for.
     let out = bcast(&["run", EXPAND, "--op", "torch.add"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no case to run: none of the"));
+    let out = bcast(&["run", EXPAND, "--op", "torch.add", "--allow-empty"]);
+    assert!(out.status.success());
     assert!(stdout(&out).contains("reference: 0 cases"));
 }
 
@@ -130,12 +135,19 @@ fn cases_outside_the_claims_are_skipped_not_failed() {
     let dir = tempfile::tempdir().unwrap();
     let spec = adapter("good", 0, &dir.path().join("state"));
     let out = bcast(&["run", EXPAND, "--backend", &spec]);
-    assert!(out.status.success());
     let n = load_file(&repo().join(EXPAND)).unwrap().len();
     assert!(stdout(&out).contains(&format!(
         "{n} cases, 0 passed, 0 failed, 0 xfailed, 0 xpassed, {n} skipped"
     )));
-    // Levels are intersected with the claims (the adapter claims shapes and values).
+    // Skipped is not failed, but a run in which nothing ran is not green either.
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("the backend ran none of the"));
+    assert!(stderr(&out).contains("op Tensor.expand not claimed: 9"));
+    let spec = adapter("good", 0, &dir.path().join("state"));
+    let out = bcast(&["run", EXPAND, "--backend", &spec, "--allow-empty"]);
+    assert!(out.status.success());
+    // Levels are intersected with the claims (the adapter claims shapes and values); the
+    // outcome (shapes) is always checked.
     let out = bcast(&[
         "run",
         NUMEL,
@@ -145,7 +157,7 @@ fn cases_outside_the_claims_are_skipped_not_failed() {
         "values,messages",
     ]);
     assert!(
-        stdout(&out).contains("(levels: values)"),
+        stdout(&out).contains("(levels: shapes,values)"),
         "{}",
         stdout(&out)
     );

@@ -4,7 +4,7 @@
 //! watchdog).
 
 use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
-use bcast_conformance::backend::{Backend, Level};
+use bcast_conformance::backend::{Backend, FailureKind, Level};
 use bcast_conformance::case::{load_file, LoadedCase};
 use bcast_conformance::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
 use bcast_conformance::runner::Verdict;
@@ -68,9 +68,16 @@ fn statuses(result: &SuiteResult) -> Vec<Status> {
     result.entries.iter().map(|e| e.status).collect()
 }
 
+fn kind_of(result: &SuiteResult, i: usize) -> FailureKind {
+    match &result.entries[i].report.verdict {
+        Verdict::BackendFailure(f) => f.kind,
+        other => panic!("case {i} should be a backend failure, is {other:?}"),
+    }
+}
+
 fn failure_of(result: &SuiteResult, i: usize) -> String {
     match &result.entries[i].report.verdict {
-        Verdict::BackendFailure(f) => f.clone(),
+        Verdict::BackendFailure(f) => f.to_string(),
         other => panic!("case {i} should be a backend failure, is {other:?}"),
     }
 }
@@ -101,6 +108,7 @@ fn a_crash_fails_its_case_with_the_exit_status_and_stderr() {
     let result = run_once("crash", 2);
     assert_only_case_fails(&result, 2, "exit status: 3");
     assert!(failure_of(&result, 2).contains("boom: segmentation fault"));
+    assert_eq!(kind_of(&result, 2), FailureKind::Crashed);
 }
 
 #[test]
@@ -108,6 +116,7 @@ fn a_hang_times_out_and_is_killed() {
     let start = Instant::now();
     let result = run_once("hang", 1);
     assert_only_case_fails(&result, 1, "did not answer within 5000 ms and was killed");
+    assert_eq!(kind_of(&result, 1), FailureKind::TimedOut);
     assert!(start.elapsed() < Duration::from_secs(30));
 }
 

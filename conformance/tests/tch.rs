@@ -32,7 +32,7 @@ fn check_against_tch(path: &str) {
                 continue;
             }
             Verdict::Skip(reason) => reason.clone(),
-            Verdict::BackendFailure(f) if f.starts_with("unsupported: ") => f.clone(),
+            Verdict::BackendFailure(f) if f.is_unsupported() => f.to_string(),
             Verdict::Fail(_) | Verdict::BackendFailure(_) => {
                 failures.push(describe_failure(loaded, &report));
                 continue;

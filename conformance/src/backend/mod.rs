@@ -22,7 +22,8 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
-    /// ok vs error, result shapes, sizes and ints.
+    /// The outcome: ok vs error, the kind of result, result shapes, sizes and ints. Always
+    /// checked, whatever a backend claims (see [`Level::ALWAYS`]).
     Shapes,
     /// Result dtypes.
     Dtypes,
@@ -52,6 +53,11 @@ impl Level {
         Level::Aliasing,
         Level::Strides,
     ];
+
+    /// The level checked for every case that runs, claimed or not: a pass always means at
+    /// least that the call returned or raised as in torch, with a result of the same kind and
+    /// shape.
+    pub const ALWAYS: Level = Level::Shapes;
 
     /// The level's name, as in fixtures, reports and the CLI.
     pub fn name(self) -> &'static str {
@@ -117,18 +123,67 @@ impl fmt::Display for Level {
 /// assert!(caps.runs_op("torch.add") && !caps.runs_op("torch.sub"));
 /// assert!(caps.claims_dtype("float32") && !caps.claims_dtype("int64"));
 /// assert!(caps.levels.contains(&Level::Values));
+/// let typo = serde_json::from_str::<Capabilities>(
+///     r#"{"ops": null, "dtypes": ["float32"], "levels": ["shape"]}"#,
+/// );
+/// assert!(typo.unwrap_err().to_string().contains("capabilities.levels: unknown level \"shape\""));
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "CapabilitiesClaim")]
 pub struct Capabilities {
     /// The `fn` names it runs (`torch.add`, `Tensor.expand`, ...); `None` (JSON `null`) means
     /// every op. Required in JSON, so that no adapter claims every op by omission.
-    #[serde(deserialize_with = "Option::deserialize")]
     pub ops: Option<BTreeSet<String>>,
     /// The dtypes it supports; a case touching another dtype is skipped.
     pub dtypes: BTreeSet<String>,
     /// The check levels it claims.
     pub levels: BTreeSet<Level>,
+}
+
+/// The `capabilities` object as JSON gives it, before its names are checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CapabilitiesClaim {
+    #[serde(deserialize_with = "Option::deserialize")]
+    ops: Option<BTreeSet<String>>,
+    dtypes: Vec<String>,
+    levels: Vec<String>,
+}
+
+impl TryFrom<CapabilitiesClaim> for Capabilities {
+    type Error = String;
+
+    /// Refuses an unknown dtype or level name, naming the field: a claim the runner cannot
+    /// check must not silently narrow what it checks.
+    fn try_from(claim: CapabilitiesClaim) -> Result<Capabilities, String> {
+        let mut dtypes = BTreeSet::new();
+        for name in claim.dtypes {
+            if DType::from_name(&name).is_none() {
+                let known: Vec<&str> = DType::ALL.iter().map(|d| d.name()).collect();
+                return Err(format!(
+                    "capabilities.dtypes: unknown dtype {name:?} (dtypes: {})",
+                    known.join(", ")
+                ));
+            }
+            dtypes.insert(name);
+        }
+        let mut levels = BTreeSet::new();
+        for name in claim.levels {
+            let level = Level::from_name(&name).ok_or_else(|| {
+                let known: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                format!(
+                    "capabilities.levels: unknown level {name:?} (levels: {})",
+                    known.join(", ")
+                )
+            })?;
+            levels.insert(level);
+        }
+        Ok(Capabilities {
+            ops: claim.ops,
+            dtypes,
+            levels,
+        })
+    }
 }
 
 impl Capabilities {
@@ -152,13 +207,72 @@ impl Capabilities {
     }
 }
 
+/// What kind of backend failure happened; a caller branches on it (the runner stops a run
+/// after too many [`FailureKind::TimedOut`] in a row, the differential counts
+/// [`FailureKind::Unsupported`] apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The backend cannot express this case at all (an op it lacks, a behaviour that exists
+    /// only in Python), as opposed to failing on it.
+    Unsupported,
+    /// It crashed or exited before answering.
+    Crashed,
+    /// It did not answer in time.
+    TimedOut,
+    /// It answered something that is not an outcome of this case.
+    BadAnswer,
+    /// It panicked (an in-process backend).
+    Panicked,
+    /// It could not build the case's inputs, or said it could not run the case.
+    BadInput,
+}
+
+impl FailureKind {
+    /// The kind's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::Unsupported => "unsupported",
+            FailureKind::Crashed => "crashed",
+            FailureKind::TimedOut => "timed out",
+            FailureKind::BadAnswer => "bad answer",
+            FailureKind::Panicked => "panicked",
+            FailureKind::BadInput => "bad input",
+        }
+    }
+}
+
 /// A backend failure that is not an outcome: it crashed, hung, or answered nonsense.
+///
+/// ```
+/// use bcast_conformance::backend::{BackendFailure, FailureKind};
+/// let f = BackendFailure::new(FailureKind::TimedOut, "no answer within 5000 ms");
+/// assert_eq!(f.kind, FailureKind::TimedOut);
+/// assert_eq!(f.to_string(), "no answer within 5000 ms");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BackendFailure(pub String);
+pub struct BackendFailure {
+    pub kind: FailureKind,
+    pub message: String,
+}
 
 impl BackendFailure {
     /// How the message of an [`unsupported`](BackendFailure::unsupported) failure begins.
     pub const UNSUPPORTED: &'static str = "unsupported: ";
+
+    /// A failure of this kind.
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> BackendFailure {
+        BackendFailure {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// A [`FailureKind::BadInput`] failure: the case could not be built or run.
+    pub fn bad_input(message: impl Into<String>) -> BackendFailure {
+        BackendFailure::new(FailureKind::BadInput, message)
+    }
 
     /// The backend cannot express this case at all (an op it lacks, a behaviour that exists
     /// only in Python), as opposed to failing on it.
@@ -167,21 +281,25 @@ impl BackendFailure {
     /// use bcast_conformance::backend::BackendFailure;
     /// let f = BackendFailure::unsupported("no op torch.frobnicate");
     /// assert!(f.is_unsupported());
-    /// assert!(!BackendFailure("crashed".into()).is_unsupported());
+    /// assert_eq!(f.to_string(), "unsupported: no op torch.frobnicate");
+    /// assert!(!BackendFailure::bad_input("crashed").is_unsupported());
     /// ```
     pub fn unsupported(reason: impl fmt::Display) -> BackendFailure {
-        BackendFailure(format!("{}{reason}", BackendFailure::UNSUPPORTED))
+        BackendFailure::new(
+            FailureKind::Unsupported,
+            format!("{}{reason}", BackendFailure::UNSUPPORTED),
+        )
     }
 
     /// Whether this failure says the case cannot be expressed (see [`BackendFailure::unsupported`]).
     pub fn is_unsupported(&self) -> bool {
-        self.0.starts_with(BackendFailure::UNSUPPORTED)
+        self.kind == FailureKind::Unsupported
     }
 }
 
 impl fmt::Display for BackendFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 

@@ -1,8 +1,12 @@
 //! Reading fixture files: parse, check the schema version, validate every case, and reject
 //! duplicate ids. A malformed file is an error naming the file and the problem, never a panic.
 
-use super::{fill_values, Case, FixtureFile, Num, StorageSpec, SCHEMA_VERSION};
+use super::{fill_values, Case, Num, StorageSpec, SCHEMA_VERSION};
 use bcast_engine::DType;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -37,10 +41,33 @@ fn error(path: &Path, message: impl Into<String>) -> LoadError {
     }
 }
 
-/// Loads and validates one fixture file.
+/// A fixture file with its cases still as raw JSON, so that each case is decoded (and its
+/// errors named) on its own.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFixtureFile<'a> {
+    schema: u32,
+    #[serde(default)]
+    torch_version: Option<String>,
+    #[allow(dead_code)]
+    #[serde(default)]
+    generator: Option<String>,
+    #[serde(borrow)]
+    cases: Vec<&'a RawValue>,
+}
+
+/// Just a case's id, read before the rest so that every complaint can name the case.
+#[derive(Deserialize)]
+struct CaseId {
+    id: Option<String>,
+}
+
+/// Loads and validates one fixture file: the file's own fields, then every case whole (no
+/// unknown key, exactly one outcome in `expect`, an `expect` at all, storages and views that
+/// fit). Every error names the file and the case.
 pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|e| error(path, e.to_string()))?;
-    let file: FixtureFile = serde_json::from_str(&text)
+    let file: RawFixtureFile = serde_json::from_str(&text)
         .map_err(|e| error(path, format!("invalid fixture JSON: {e}")))?;
     if file.schema != SCHEMA_VERSION {
         return Err(error(
@@ -52,9 +79,15 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
         ));
     }
     file.cases
-        .into_iter()
-        .map(|case| {
-            validate_case(&case).map_err(|m| error(path, format!("case {}: {m}", case.id)))?;
+        .iter()
+        .enumerate()
+        .map(|(index, raw)| {
+            let name = match serde_json::from_str::<CaseId>(raw.get()) {
+                Ok(CaseId { id: Some(id) }) => format!("case {id}"),
+                _ => format!("case #{index} (no id)"),
+            };
+            let case = decode_case(raw.get()).map_err(|m| error(path, format!("{name}: {m}")))?;
+            validate_case(&case).map_err(|m| error(path, format!("{name}: {m}")))?;
             Ok(LoadedCase {
                 case,
                 file: path.to_path_buf(),
@@ -62,6 +95,30 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
             })
         })
         .collect()
+}
+
+/// Decodes one case of a fixture file, which must hold its expectation: a case without one
+/// would pass any answer.
+fn decode_case(text: &str) -> Result<Case, String> {
+    #[derive(Deserialize)]
+    struct Expect<'a> {
+        #[serde(borrow)]
+        expect: Option<std::collections::BTreeMap<Cow<'a, str>, IgnoredAny>>,
+    }
+    // serde takes the first key of an enum's object; a second outcome must not pass unseen.
+    if let Ok(Expect { expect: Some(keys) }) = serde_json::from_str::<Expect>(text) {
+        if keys.len() != 1 {
+            let names: Vec<&str> = keys.keys().map(|k| k.as_ref()).collect();
+            return Err(format!(
+                "`expect` must hold exactly one outcome (`ok` or `error`), not {names:?}"
+            ));
+        }
+    }
+    let case: Case = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    if case.expect.is_none() {
+        return Err("no `expect`: a fixture case must say what torch did".to_string());
+    }
+    Ok(case)
 }
 
 /// Loads every `*.json` file below `dir` (sorted, recursively), except `README` files.

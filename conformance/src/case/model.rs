@@ -169,8 +169,8 @@ pub struct OkOutcome {
 #[serde(rename_all = "lowercase")]
 pub enum ResultValue {
     Tensor(TensorResult),
-    Tensors(Vec<TensorResult>),
-    Size(Vec<i64>),
+    Tensors(#[serde(deserialize_with = "super::results_vec")] Vec<TensorResult>),
+    Size(#[serde(deserialize_with = "super::dims_vec")] Vec<i64>),
     Int(i64),
     Bool(bool),
 }
@@ -180,8 +180,10 @@ pub enum ResultValue {
 #[serde(deny_unknown_fields)]
 pub struct TensorResult {
     /// Sizes as torch reports them (signed: torch can produce a negative size in an empty view).
+    #[serde(deserialize_with = "super::dims_vec")]
     pub shape: Vec<i64>,
     pub dtype: String,
+    #[serde(deserialize_with = "super::dims_vec")]
     pub strides: Vec<usize>,
     #[serde(default)]
     pub offset: usize,

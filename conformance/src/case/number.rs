@@ -71,6 +71,7 @@ impl Serialize for Num {
 
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Num, D::Error> {
+        super::bounded::charge_element()?;
         #[derive(Deserialize)]
         #[serde(untagged)]
         enum Raw {

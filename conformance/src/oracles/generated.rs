@@ -78,7 +78,7 @@ pub fn check_case(case: &Case) -> Result<Outcome, BackendFailure> {
             );
             describes_consistently(case, p).unwrap_or_else(|why| panic!("{why}: {}", json()));
         }
-        (Err(p), Err(n)) => assert_eq!(p.0, n.0, "the strategies fail differently: {}", json()),
+        (Err(p), Err(n)) => assert_eq!(p, n, "the strategies fail differently: {}", json()),
         _ => panic!(
             "one strategy fails: plan {plan:?}, index map {naive:?}: {}",
             json()

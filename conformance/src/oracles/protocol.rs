@@ -36,7 +36,7 @@ pub fn check(bytes: &[u8]) {
         .ok()
         .and_then(|v| v.get("id").and_then(|id| id.as_str().map(str::to_string)));
     for id in [Some("c/1".to_string()), named].into_iter().flatten() {
-        match parse_answer(&text, &id) {
+        match parse_answer(&text, &id, 1 << 16) {
             Ok(Answer::Outcome(outcome)) => round_trips::<Outcome>(&outcome, "outcome"),
             Ok(Answer::Failure(_)) => {}
             Err(bad) => assert!(!bad.message.is_empty(), "an empty complaint"),

@@ -54,8 +54,16 @@ pub fn summary_table(result: &SuiteResult, cases: &[LoadedCase]) -> String {
 /// The one-line verdict of a run.
 pub fn summary_line(result: &SuiteResult) -> String {
     let levels: Vec<&str> = result.levels.iter().map(|l| l.name()).collect();
+    let stopped = match &result.stopped {
+        Some(why) => format!(
+            "; STOPPED after {} of {} cases: {why}",
+            result.entries.len(),
+            result.selected
+        ),
+        None => String::new(),
+    };
     format!(
-        "{}: {} cases, {} passed, {} failed, {} xfailed, {} xpassed, {} skipped (levels: {})",
+        "{}: {} cases, {} passed, {} failed, {} xfailed, {} xpassed, {} skipped (levels: {}){stopped}",
         result.backend,
         result.entries.len(),
         result.count(Status::Pass),

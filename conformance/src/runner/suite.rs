@@ -3,7 +3,7 @@
 
 use super::xfail::XfailList;
 use super::{run_case, CaseReport, Verdict};
-use crate::backend::{Backend, Level};
+use crate::backend::{Backend, FailureKind, Level};
 use crate::case::LoadedCase;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -52,7 +52,9 @@ impl Status {
     /// use bcast_conformance::runner::suite::Status;
     /// use bcast_conformance::runner::Verdict;
     /// assert_eq!(Status::of(&Verdict::Pass, true), Status::Xpass);
-    /// assert_eq!(Status::of(&Verdict::BackendFailure("hung".into()), true), Status::Xfail);
+    /// use bcast_conformance::backend::BackendFailure;
+    /// let hung = BackendFailure::bad_input("hung");
+    /// assert_eq!(Status::of(&Verdict::BackendFailure(hung), true), Status::Xfail);
     /// assert_eq!(Status::of(&Verdict::Fail(vec![]), false), Status::Fail);
     /// assert_eq!(Status::of(&Verdict::Skip("dtype".into()), true), Status::Skip);
     /// ```
@@ -84,15 +86,49 @@ pub struct SuiteOptions {
     /// The levels wanted (intersected with what the backend claims).
     pub levels: BTreeSet<Level>,
     pub xfail: XfailList,
+    /// Stop the run after this many backend timeouts in a row (`None`: never).
+    pub max_consecutive_timeouts: Option<usize>,
+    /// Stop the run once this much time has passed (`None`: never).
+    pub deadline: Option<Duration>,
+}
+
+impl SuiteOptions {
+    /// The default of `--max-timeouts`: a hanging adapter costs this many case timeouts.
+    pub const DEFAULT_MAX_TIMEOUTS: usize = 5;
+}
+
+/// Why a run stopped before its last case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stopped {
+    /// The backend timed out on this many cases in a row.
+    Timeouts(usize),
+    /// The run's deadline passed.
+    Deadline(Duration),
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stopped::Timeouts(n) => write!(
+                f,
+                "the backend timed out on {n} cases in a row (--max-timeouts {n})"
+            ),
+            Stopped::Deadline(d) => write!(f, "the run's deadline of {} s passed", d.as_secs_f64()),
+        }
+    }
 }
 
 /// A finished run.
 #[derive(Debug, Clone)]
 pub struct SuiteResult {
     pub backend: String,
-    /// The levels actually checked: wanted and claimed.
+    /// The levels actually checked: wanted and claimed, and always [`Level::ALWAYS`].
     pub levels: BTreeSet<Level>,
     pub entries: Vec<Entry>,
+    /// How many cases were given; more than `entries` when the run stopped early.
+    pub selected: usize,
+    /// Why the run stopped before its last case, if it did.
+    pub stopped: Option<Stopped>,
 }
 
 impl SuiteResult {
@@ -101,9 +137,19 @@ impl SuiteResult {
         self.entries.iter().filter(|e| e.status == status).count()
     }
 
-    /// Whether the gate holds: no unexpected failure, and with `strict_xfail` no unexpected pass.
-    pub fn gate_holds(&self, strict_xfail: bool) -> bool {
-        self.count(Status::Fail) == 0 && !(strict_xfail && self.count(Status::Xpass) > 0)
+    /// How many cases were run and judged (not skipped).
+    pub fn executed(&self) -> usize {
+        self.entries.len() - self.count(Status::Skip)
+    }
+
+    /// Whether the gate holds: the run finished, no unexpected failure, and with
+    /// `strict_xfail` no unexpected pass. A run that executed no case holds only when
+    /// `allow_empty` says an empty run is fine.
+    pub fn gate_holds(&self, strict_xfail: bool, allow_empty: bool) -> bool {
+        self.stopped.is_none()
+            && (allow_empty || self.executed() > 0)
+            && self.count(Status::Fail) == 0
+            && !(strict_xfail && self.count(Status::Xpass) > 0)
     }
 }
 
@@ -116,10 +162,25 @@ pub fn run_suite(
 ) -> SuiteResult {
     let claimed = backend.capabilities().levels;
     let mut entries = Vec::with_capacity(cases.len());
+    let began = Instant::now();
+    let mut timeouts_in_a_row = 0;
+    let mut stopped = None;
     for (index, loaded) in cases.iter().enumerate() {
+        if let Some(deadline) = options.deadline {
+            if began.elapsed() >= deadline {
+                stopped = Some(Stopped::Deadline(deadline));
+                break;
+            }
+        }
         let start = Instant::now();
-        let report = run_case(backend, &loaded.case, &options.levels);
+        let mut report = run_case(backend, &loaded.case, &options.levels);
         let elapsed = start.elapsed();
+        report.got = report.got.map(|got| got.clipped_for_report());
+        match &report.verdict {
+            Verdict::BackendFailure(f) if f.kind == FailureKind::TimedOut => timeouts_in_a_row += 1,
+            Verdict::Skip(_) => {}
+            _ => timeouts_in_a_row = 0,
+        }
         let status = Status::of(&report.verdict, options.xfail.expects_failure(&report.id));
         let entry = Entry {
             index,
@@ -129,10 +190,18 @@ pub fn run_suite(
         };
         progress(loaded, &entry);
         entries.push(entry);
+        if let Some(max) = options.max_consecutive_timeouts {
+            if timeouts_in_a_row >= max {
+                stopped = Some(Stopped::Timeouts(max));
+                break;
+            }
+        }
     }
     SuiteResult {
         backend: backend.name(),
-        levels: claimed.intersection(&options.levels).copied().collect(),
+        levels: super::checked_levels(&claimed, &options.levels),
         entries,
+        selected: cases.len(),
+        stopped,
     }
 }

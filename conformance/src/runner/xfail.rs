@@ -54,4 +54,20 @@ impl XfailList {
     pub fn expects_failure(&self, id: &str) -> bool {
         self.patterns.iter().any(|p| p.matches(id))
     }
+
+    /// The patterns, as written, that match none of `ids`: stale entries that would otherwise
+    /// pass silently.
+    ///
+    /// ```
+    /// use bcast_conformance::runner::xfail::XfailList;
+    /// let list = XfailList::parse("expand/s1/3\nexpand/s9/*\n").unwrap();
+    /// assert_eq!(list.unmatched(["expand/s1/3", "add/1"]), ["expand/s9/*"]);
+    /// ```
+    pub fn unmatched<'a>(&self, ids: impl IntoIterator<Item = &'a str> + Clone) -> Vec<String> {
+        self.patterns
+            .iter()
+            .filter(|p| !ids.clone().into_iter().any(|id| p.matches(id)))
+            .map(|p| p.to_string())
+            .collect()
+    }
 }

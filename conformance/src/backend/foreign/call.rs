@@ -82,7 +82,7 @@ pub fn mapped_ops(inplace: bool) -> Vec<String> {
 }
 
 fn unsupported<T>(case: &Case, what: &str) -> Result<T, BackendFailure> {
-    Err(BackendFailure(format!(
+    Err(BackendFailure::bad_input(format!(
         "{}: the adapter cannot express {what}",
         case.call.fn_
     )))

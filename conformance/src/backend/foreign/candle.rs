@@ -47,7 +47,7 @@ impl Backend for CandleBackend {
 const CANDLE_ERROR: &str = "candle::Error";
 
 fn failure(message: impl std::fmt::Display) -> BackendFailure {
-    BackendFailure(message.to_string())
+    BackendFailure::bad_input(message.to_string())
 }
 
 /// Each named tensor of the case, gathered into a contiguous candle tensor.

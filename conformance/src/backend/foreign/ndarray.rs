@@ -54,7 +54,7 @@ impl Backend for NdarrayBackend {
 const SHAPE_ERROR: &str = "ShapeError";
 
 fn failure<T>(message: impl Into<String>) -> Result<T, BackendFailure> {
-    Err(BackendFailure(message.into()))
+    Err(BackendFailure::bad_input(message))
 }
 
 /// An element type the adapter handles; arithmetic is only for the numeric ones.
@@ -278,8 +278,9 @@ impl Inputs<'_> {
             )?;
         let start = data.get(spec.offset..).unwrap_or_default();
         let shape = IxDyn(&spec.shape).strides(IxDyn(&spec.strides));
-        let view = ArrayViewD::from_shape(shape, start)
-            .map_err(|e| BackendFailure(format!("ndarray refused the view {spec:?}: {e}")))?;
+        let view = ArrayViewD::from_shape(shape, start).map_err(|e| {
+            BackendFailure::bad_input(format!("ndarray refused the view {spec:?}: {e}"))
+        })?;
         Ok((view, &spec.storage, data))
     }
 
@@ -447,7 +448,7 @@ fn sum<T: Elem>(
     let (v, _, _) = inputs.view::<T>(tensor)?;
     let result = match dims.filter(|d| !d.is_empty()) {
         None => {
-            let total = T::sum_all(&v).map_err(BackendFailure)?;
+            let total = T::sum_all(&v).map_err(BackendFailure::bad_input)?;
             let shape = if keepdim {
                 vec![1; v.ndim()]
             } else {
@@ -466,7 +467,7 @@ fn sum<T: Elem>(
             axes.dedup();
             let mut acc = v.to_owned();
             for &axis in axes.iter().rev() {
-                acc = T::sum_axis(&acc, axis).map_err(BackendFailure)?;
+                acc = T::sum_axis(&acc, axis).map_err(BackendFailure::bad_input)?;
                 if keepdim {
                     acc.insert_axis_inplace(Axis(axis));
                 }
@@ -518,7 +519,7 @@ fn binary<T: Elem>(
             }
         }
     }
-    .map_err(BackendFailure)?;
+    .map_err(BackendFailure::bad_input)?;
     Ok(ok(ResultValue::Tensor(describe_new(&result)?), None))
 }
 
@@ -549,7 +550,7 @@ fn binary_inplace<T: Elem>(
     let Some(b) = b.broadcast(target.raw_dim()) else {
         return Ok(cannot_broadcast(b.shape(), &spec.shape));
     };
-    T::assign(op, &mut target, &b).map_err(BackendFailure)?;
+    T::assign(op, &mut target, &b).map_err(BackendFailure::bad_input)?;
     let (written, store, base) = inputs.view::<T>(lhs)?;
     let result = describe_view(&written, store, base)?;
     Ok(ok(ResultValue::Tensor(result), Some(inputs.snapshot())))

@@ -1,7 +1,7 @@
 //! A case's storages as typed element vectors, and results back in the schema's terms.
 
 use crate::backend::reference::sample_positions;
-use crate::backend::BackendFailure;
+use crate::backend::{BackendFailure, FailureKind};
 use crate::case::{storage_dtype, storage_values, Case, ErrorOutcome, Num, Outcome, TensorResult};
 use bcast_engine::DType;
 use std::collections::BTreeMap;
@@ -60,8 +60,8 @@ pub fn typed_storages(case: &Case) -> Result<BTreeMap<String, Typed>, BackendFai
     case.storages
         .iter()
         .map(|(name, spec)| {
-            let dtype = storage_dtype(spec).map_err(BackendFailure)?;
-            let values = storage_values(spec).map_err(BackendFailure)?;
+            let dtype = storage_dtype(spec).map_err(BackendFailure::bad_input)?;
+            let values = storage_values(spec).map_err(BackendFailure::bad_input)?;
             Ok((name.clone(), Typed::new(dtype, &values)))
         })
         .collect()
@@ -107,7 +107,7 @@ pub fn tensor_result_at(
         .iter()
         .map(|&s| usize::try_from(s))
         .collect::<Result<Vec<usize>, _>>()
-        .map_err(|_| BackendFailure(format!("a negative stride in {strides:?}")))?;
+        .map_err(|_| BackendFailure::bad_input(format!("a negative stride in {strides:?}")))?;
     let (values, samples) = match sample_positions(numel) {
         None => (Some((0..numel).map(&at).collect()), None),
         Some(pos) => (None, Some(pos.into_iter().map(|i| (i, at(i))).collect())),
@@ -141,10 +141,10 @@ pub fn catch_panics(
     f: impl FnOnce() -> Result<Outcome, BackendFailure>,
 ) -> Result<Outcome, BackendFailure> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        Err(BackendFailure(format!(
-            "{crate_name} panicked: {}",
-            panic_message(payload.as_ref())
-        )))
+        Err(BackendFailure::new(
+            FailureKind::Panicked,
+            format!("{crate_name} panicked: {}", panic_message(payload.as_ref())),
+        ))
     })
 }
 

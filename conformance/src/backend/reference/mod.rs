@@ -88,7 +88,7 @@ pub fn interpret(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
 
 /// Runs a case in the engine and describes the outcome.
 pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
-    let inputs = Inputs::build(case).map_err(BackendFailure)?;
+    let inputs = Inputs::build(case).map_err(BackendFailure::bad_input)?;
     let before: BTreeMap<&String, Vec<_>> = inputs
         .storages
         .iter()

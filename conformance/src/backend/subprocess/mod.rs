@@ -9,9 +9,10 @@ pub mod protocol;
 
 pub use process::{LineProcess, ReadFailure, MAX_LINE_BYTES};
 
-use super::{Backend, BackendFailure, Capabilities};
+use super::{Backend, BackendFailure, Capabilities, FailureKind};
 use crate::case::{Case, Outcome};
-use protocol::{parse_answer, parse_hello, request_line, Answer};
+use crate::quote::clip_text;
+use protocol::{answer_budget, parse_answer, parse_hello, request_line, Answer};
 use std::time::Duration;
 
 /// How to run an adapter.
@@ -96,11 +97,14 @@ impl SubprocessBackend {
             return Ok(());
         }
         if self.failed_starts >= self.config.max_failed_starts {
-            return Err(BackendFailure(format!(
-                "the adapter was not retried after {} failed starts; the last: {}",
-                self.failed_starts,
-                self.last_start_error.as_deref().unwrap_or("unknown")
-            )));
+            return Err(BackendFailure::new(
+                FailureKind::Crashed,
+                format!(
+                    "the adapter was not retried after {} failed starts; the last: {}",
+                    self.failed_starts,
+                    self.last_start_error.as_deref().unwrap_or("unknown")
+                ),
+            ));
         }
         match self.start() {
             Ok((process, hello)) => {
@@ -116,7 +120,7 @@ impl SubprocessBackend {
                 self.failed_starts += 1;
                 let message = format!("the adapter did not start: {why}");
                 self.last_start_error = Some(message.clone());
-                Err(BackendFailure(message))
+                Err(BackendFailure::new(FailureKind::Crashed, message))
             }
         }
     }
@@ -141,14 +145,18 @@ impl SubprocessBackend {
         }
     }
 
-    /// Sends the case and reads its answer; `Err((failure, restart))` on any misbehaviour.
-    fn exchange(&mut self, case: &Case) -> Result<Answer, (String, bool)> {
-        let request = request_line(case).map_err(|e| (e, false))?;
+    /// Sends the case and reads its answer; `Err((kind, failure, restart))` on any misbehaviour.
+    fn exchange(&mut self, case: &Case) -> Result<Answer, (FailureKind, String, bool)> {
+        let request = request_line(case).map_err(|e| (FailureKind::BadInput, e, false))?;
         let timeout = self.config.case_timeout;
-        let process = self
-            .process
-            .as_mut()
-            .ok_or_else(|| ("the adapter is not running".to_string(), true))?;
+        let budget = answer_budget(case);
+        let process = self.process.as_mut().ok_or_else(|| {
+            (
+                FailureKind::Crashed,
+                "the adapter is not running".to_string(),
+                true,
+            )
+        })?;
         process.send(request);
         let line = match process.recv_line(timeout) {
             Ok(line) => line,
@@ -158,18 +166,28 @@ impl SubprocessBackend {
                     "it did not answer within {} ms and was killed",
                     timeout.as_millis()
                 );
-                return Err((with_stderr(why, process), true));
+                return Err((FailureKind::TimedOut, with_stderr(why, process), true));
             }
             Err(failure) => {
+                let kind = match failure {
+                    ReadFailure::Garbage(_) => FailureKind::BadAnswer,
+                    _ => FailureKind::Crashed,
+                };
                 let why = describe_read_failure(process, failure, "its answer");
-                return Err((with_stderr(why, process), true));
+                return Err((kind, with_stderr(why, process), true));
             }
         };
-        parse_answer(&line, &case.id).map_err(|bad| {
+        let answer = parse_answer(&line, &case.id, budget);
+        drop(line);
+        answer.map_err(|bad| {
             if bad.out_of_sync {
-                (with_stderr(bad.message, process), true)
+                (
+                    FailureKind::BadAnswer,
+                    with_stderr(bad.message, process),
+                    true,
+                )
             } else {
-                (bad.message, false)
+                (FailureKind::BadAnswer, bad.message, false)
             }
         })
     }
@@ -217,19 +235,21 @@ impl Backend for SubprocessBackend {
         self.ensure_started()?;
         match self.exchange(case) {
             Ok(Answer::Outcome(outcome)) => Ok(outcome),
-            Ok(Answer::Failure(why)) => Err(BackendFailure(format!(
-                "the adapter could not run the case: {why}"
+            Ok(Answer::Failure(why)) => Err(BackendFailure::bad_input(format!(
+                "the adapter could not run the case: {}",
+                clip_text(&why)
             ))),
-            Err((why, restart)) => {
+            Err((kind, why, restart)) => {
                 if restart {
                     if let Some(mut process) = self.process.take() {
                         process.kill();
                     }
                 }
                 let restarted = if restart { "; restarting it" } else { "" };
-                Err(BackendFailure(format!(
-                    "adapter misbehaved: {why}{restarted}"
-                )))
+                Err(BackendFailure::new(
+                    kind,
+                    clip_text(&format!("adapter misbehaved: {why}{restarted}")),
+                ))
             }
         }
     }

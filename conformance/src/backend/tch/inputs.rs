@@ -90,7 +90,10 @@ fn num_to_f64(n: Num) -> f64 {
 fn signed(values: &[usize], what: &str) -> Result<Vec<i64>, BackendFailure> {
     values
         .iter()
-        .map(|&v| i64::try_from(v).map_err(|_| BackendFailure(format!("{what} {v} exceeds int64"))))
+        .map(|&v| {
+            i64::try_from(v)
+                .map_err(|_| BackendFailure::bad_input(format!("{what} {v} exceeds int64")))
+        })
         .collect()
 }
 
@@ -99,29 +102,33 @@ impl TchInputs {
     pub fn build(case: &Case) -> Result<TchInputs, BackendFailure> {
         let mut inputs = TchInputs::default();
         for (name, spec) in &case.storages {
-            let dtype =
-                storage_dtype(spec).map_err(|m| BackendFailure(format!("storage {name}: {m}")))?;
-            let values =
-                storage_values(spec).map_err(|m| BackendFailure(format!("storage {name}: {m}")))?;
+            let dtype = storage_dtype(spec)
+                .map_err(|m| BackendFailure::bad_input(format!("storage {name}: {m}")))?;
+            let values = storage_values(spec)
+                .map_err(|m| BackendFailure::bad_input(format!("storage {name}: {m}")))?;
             let t = storage_tensor(dtype, &values)
-                .map_err(|e| BackendFailure(format!("storage {name}: {e}")))?;
+                .map_err(|e| BackendFailure::bad_input(format!("storage {name}: {e}")))?;
             inputs.storages.insert(name.clone(), t);
         }
         for (name, spec) in &case.tensors {
             let base = inputs.storages.get(&spec.storage).ok_or_else(|| {
-                BackendFailure(format!(
+                BackendFailure::bad_input(format!(
                     "tensor {name} views unknown storage {}",
                     spec.storage
                 ))
             })?;
             let shape = signed(&spec.shape, "size")?;
             let strides = signed(&spec.strides, "stride")?;
-            let offset = i64::try_from(spec.offset)
-                .map_err(|_| BackendFailure(format!("tensor {name}: offset exceeds int64")))?;
+            let offset = i64::try_from(spec.offset).map_err(|_| {
+                BackendFailure::bad_input(format!("tensor {name}: offset exceeds int64"))
+            })?;
             let view = base
                 .f_as_strided(shape.as_slice(), strides.as_slice(), offset)
                 .map_err(|e| {
-                    BackendFailure(format!("tensor {name}: {}", super::trim_backtrace(&e)))
+                    BackendFailure::bad_input(format!(
+                        "tensor {name}: {}",
+                        super::trim_backtrace(&e)
+                    ))
                 })?;
             inputs.tensors.insert(name.clone(), view);
         }

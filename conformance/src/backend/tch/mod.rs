@@ -57,7 +57,7 @@ pub use inputs::{dtype_of, kind_of, TchInputs};
 pub use number::{Number, Operand};
 
 use super::reference::{call_writes, Args, CallError};
-use super::{Backend, BackendFailure, Capabilities};
+use super::{Backend, BackendFailure, Capabilities, FailureKind};
 use crate::case::{Case, ErrorOutcome, Num, OkOutcome, Outcome};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -169,19 +169,22 @@ pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
 pub fn run_tch(case: &Case) -> Result<Outcome, BackendFailure> {
     match catch_unwind(AssertUnwindSafe(|| run_unguarded(case))) {
         Ok(outcome) => outcome,
-        Err(panic) => Err(BackendFailure(format!(
-            "tch panicked: {}",
-            crate::backend::foreign::typed::panic_message(panic.as_ref())
-        ))),
+        Err(panic) => Err(BackendFailure::new(
+            FailureKind::Panicked,
+            format!(
+                "tch panicked: {}",
+                crate::backend::foreign::typed::panic_message(panic.as_ref())
+            ),
+        )),
     }
 }
 
 fn failure(e: TchError) -> BackendFailure {
-    BackendFailure(format!("tch: {e}"))
+    BackendFailure::bad_input(format!("tch: {e}"))
 }
 
 fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
-    check_throw_hook().map_err(BackendFailure)?;
+    check_throw_hook().map_err(BackendFailure::bad_input)?;
     shim::quiet();
     let inputs = TchInputs::build(case)?;
     let before = inputs.snapshot().map_err(failure)?;

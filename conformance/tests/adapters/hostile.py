@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""A protocol adapter for the gate's own tests that tries to pass without doing the work:
+`hostile.py MODE [ARG]`. It runs no tensor code at all.
+
+MODE:
+- claim LEVELS_JSON: claims every op and the four dtypes and the levels given (a JSON list),
+  and answers `{"int": 0}` to every case.
+- claim-ops OPS_JSON: claims the ops given (a JSON list), all levels; answers `{"int": 0}`.
+- floats: answers every case with the expectation's int64 values written as floats, which
+  it reads from the fixture file ARG (a cheat only a test adapter can make).
+- silent: says hello, then reads cases and never answers.
+- slow SECONDS: answers `{"int": 0}` after sleeping SECONDS per case.
+- huge-message MB: answers every case with an error whose message is MB megabytes.
+- huge-values MB: answers every case with a tensor whose values list is MB megabytes of `0,`.
+- marker PATH: creates PATH at start, then behaves as `claim ["shapes"]`.
+"""
+
+import json
+import sys
+import time
+
+MODE = sys.argv[1]
+ARG = sys.argv[2] if len(sys.argv) > 2 else None
+DTYPES = ["bool", "int64", "float32", "float64"]
+LEVELS = ["shapes", "dtypes", "values", "errors", "messages", "inplace", "aliasing", "strides"]
+
+
+def say(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def hello(ops=None, levels=LEVELS, dtypes=DTYPES):
+    say({"hello": {"name": "hostile-" + MODE, "protocol": 1,
+                   "capabilities": {"ops": ops, "dtypes": dtypes, "levels": levels}}})
+
+
+def answer_zero(rid):
+    say({"id": rid, "outcome": {"ok": {"result": {"int": 0}}}})
+
+
+def main():
+    if MODE == "claim":
+        hello(levels=json.loads(ARG))
+    elif MODE == "claim-dtypes":
+        hello(dtypes=json.loads(ARG))
+    elif MODE == "claim-ops":
+        hello(ops=json.loads(ARG))
+    elif MODE == "marker":
+        open(ARG, "w").close()
+        hello(levels=["shapes"])
+    else:
+        hello()
+    expected = {}
+    if MODE == "floats":
+        with open(ARG) as f:
+            for case in json.load(f)["cases"]:
+                expected[case["id"]] = case["expect"]
+    for line in sys.stdin:
+        rid = json.loads(line)["id"]
+        if MODE == "silent":
+            continue
+        if MODE == "slow":
+            time.sleep(float(ARG))
+            answer_zero(rid)
+        elif MODE == "floats":
+            outcome = expected[rid]
+            tensor = outcome["ok"]["result"]["tensor"]
+            tensor["values"] = [float(v) for v in tensor["values"]]
+            say({"id": rid, "outcome": outcome})
+        elif MODE == "huge-message":
+            message = "x" * (int(ARG) << 20)
+            sys.stdout.write('{"id": %s, "outcome": {"error": {"type": "RuntimeError", "message": "%s"}}}\n'
+                             % (json.dumps(rid), message))
+            sys.stdout.flush()
+        elif MODE == "huge-values":
+            values = "0," * ((int(ARG) << 20) // 2) + "0"
+            sys.stdout.write('{"id": %s, "outcome": {"ok": {"result": {"tensor": {"shape": [3], '
+                             '"dtype": "int64", "strides": [1], "values": [%s]}}}}}\n'
+                             % (json.dumps(rid), values))
+            sys.stdout.flush()
+        else:
+            answer_zero(rid)
+
+
+main()
