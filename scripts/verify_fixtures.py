@@ -1,66 +1,8 @@
 #!/usr/bin/env python3
-"""Re-runs every committed fixture against the installed torch and reports drift: any case
-whose outcome differs from its recorded `expect` is shown as a readable diff. Exit status 1 on
-drift, so a new torch version's changes are seen at once.
+"""Re-runs every fixture against the installed torch and shows drift: `python -m bcast_suite.verify_fixtures` from this checkout (see scripts/run_module.py)."""
 
-    python3 scripts/verify_fixtures.py [PATH ...]      (default: fixtures/)
-"""
-
-import argparse
-import difflib
-import json
 import os
-import sys
-import time
+import runpy
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
-
-from torch_exec import run_case, torch_version  # noqa: E402
-
-
-def fixture_files(paths):
-    for p in paths:
-        if os.path.isdir(p):
-            for root, _, files in sorted(os.walk(p)):
-                for f in sorted(files):
-                    if f.endswith(".json"):
-                        yield os.path.join(root, f)
-        else:
-            yield p
-
-
-def pretty(outcome):
-    return json.dumps(outcome, indent=1, sort_keys=True).splitlines()
-
-
-def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("paths", nargs="*", default=[os.path.join(root, "fixtures")])
-    p.add_argument("--max-diffs", type=int, default=20, help="diffs shown in full (all are counted)")
-    a = p.parse_args()
-    start = time.monotonic()
-    total = drifted = 0
-    versions = set()
-    for path in fixture_files(a.paths):
-        with open(path) as f:
-            data = json.load(f)
-        versions.add(data.get("torch_version"))
-        for case in data["cases"]:
-            total += 1
-            got = run_case(case)
-            if got != case.get("expect"):
-                drifted += 1
-                if drifted <= a.max_diffs:
-                    print(f"--- drift in {case['id']} ({os.path.relpath(path, root)})")
-                    diff = difflib.unified_diff(pretty(case.get("expect")), pretty(got), "recorded", f"torch {torch_version()}", lineterm="", n=2)
-                    print("\n".join(diff))
-    elapsed = time.monotonic() - start
-    recorded = ", ".join(sorted(v for v in versions if v))
-    print(f"verified {total} cases against torch {torch_version()} (recorded with {recorded}): "
-          f"{drifted} drifted, {elapsed:.1f} s")
-    sys.exit(1 if drifted else 0)
-
-
-if __name__ == "__main__":
-    main()
+HERE = os.path.dirname(os.path.abspath(__file__))
+runpy.run_path(os.path.join(HERE, "run_module.py"))["run"]("bcast_suite.verify_fixtures")

@@ -2,19 +2,9 @@
 
 use crate::case::{storage_values, Arg, Case, IndexItem, Num};
 
-const FILL_HELPER: &str = "def fill(kind, n, seed, dtype):
-    # the fixtures' fill recipes (fixtures/README.md)
-    if kind == 'arange':
-        return [(i % 2 == 1) if dtype == 'bool' else i for i in range(n)]
-    out, s, m = [], seed, (1 << 64) - 1
-    for _ in range(n):
-        s = (s + 0x9E3779B97F4A7C15) & m
-        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & m
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-        r = (z ^ (z >> 31)) >> 40
-        out.append(r & 1 == 1 if dtype == 'bool' else r % 21 - 10 if dtype == 'int64' else (r % 33 - 16) / 4)
-    return out
-";
+/// The fill recipes, pasted into a snippet whose storages have one: the one Python implementation,
+/// which `python/tests` pins to the Rust one (`tests/fill_vectors.rs` runs a snippet).
+const FILL_HELPER: &str = include_str!("../../python/bcast_suite/fill.py");
 
 fn py_num(n: &Num) -> String {
     match n {
@@ -114,15 +104,16 @@ pub fn python_snippet(case: &Case) -> String {
     let filled = case.storages.values().any(|s| s.fill.is_some());
     if filled {
         py.push_str(FILL_HELPER);
+        py.push('\n');
     }
     for (name, spec) in &case.storages {
         let values = match (&spec.fill, storage_values(spec)) {
             (Some(f), _) => format!(
-                "fill({:?}, {}, {}, {:?})",
+                "fill_values({:?}, {{\"kind\": {:?}, \"len\": {}, \"seed\": {}}})",
+                spec.dtype,
                 format!("{:?}", f.kind).to_lowercase(),
                 f.len,
-                f.seed,
-                spec.dtype
+                f.seed
             ),
             (None, Ok(v)) => format!("[{}]", v.iter().map(py_num).collect::<Vec<_>>().join(", ")),
             (None, Err(e)) => format!("[]  # invalid storage: {e}"),

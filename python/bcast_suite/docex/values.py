@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from casefmt import encode_number, fill_values
-from torch_exec import DTYPE_NAMES, TORCH_DTYPES
+from ..casefmt import encode_number, fill_values
+from ..torch_exec import DTYPE_NAMES, TORCH_DTYPES
 
 # A deterministic storage up to this many elements is written out literally.
 MAX_LITERAL = 64

@@ -3,7 +3,7 @@
 The code is parsed with `ast` and evaluated node by node: constructors (torch.randn, empty,
 FloatTensor, tensor, ones, zeros, arange) make inputs; every other torch function, tensor
 method, operator and index on a tensor is a call. Printed or commented outcomes become claims
-on the call that produced the value they talk about (see recognisers.py)."""
+on the call that produced the value they talk about (see runner.py)."""
 
 import ast
 import io
@@ -13,7 +13,7 @@ import warnings
 
 import torch
 
-from torch_exec import index_item
+from ..kit import index_value
 
 from .calls import Call, IndexArg
 from .values import (CTORS, RANDOM_CTORS, Err, IntRes, PtrRef, SharesObs, ShapeObs,
@@ -67,7 +67,7 @@ def torch_value(v):
     if isinstance(v, SizeRes):
         return v.value
     if isinstance(v, IndexArg):
-        return tuple(index_item(i) for i in v.items)
+        return tuple(index_value(i) for i in v.items)
     if isinstance(v, (list, tuple)):
         return type(v)(torch_value(x) for x in v)
     return v

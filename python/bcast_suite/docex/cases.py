@@ -7,8 +7,8 @@ import re
 
 import torch
 
-from casefmt import encode_number
-from torch_exec import run_case
+from ..casefmt import encode_number
+from ..torch_exec import run_case
 
 from .calls import IndexArg
 from .interp import ShapeObs, SizeRes

@@ -1,0 +1,217 @@
+"""NumPy as a protocol adapter (see PROTOCOL.md): each case's storages become NumPy arrays, its
+tensors strided views over them (np.lib.stride_tricks.as_strided), and its call the NumPy
+function with the same broadcasting meaning. NumPy raises its own exception classes and
+messages, so the adapter claims shapes, dtypes, values, strides, aliasing and in-place storage
+writes, never torch's errors or messages.
+
+    bcast run --backend "python3 scripts/adapters/numpy_adapter.py"     # from a checkout
+    bcast run --backend "python3 -m bcast_suite.adapters.numpy_adapter"  # the package installed
+"""
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .. import kit
+from ..casefmt import DTYPES, decode_number, encode_number
+from ..kit import Unsupported
+
+NP_DTYPES = {"bool": np.bool_, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+LEVELS = ["shapes", "dtypes", "values", "inplace", "aliasing", "strides"]
+
+
+# ---- inputs ---------------------------------------------------------------------------------
+
+def view(base, shape, strides, offset):
+    """A strided view of `base`; strides and offset in elements."""
+    return as_strided(base[offset:], shape=shape, strides=[s * base.itemsize for s in strides])
+
+
+def build(case):
+    """The case's storages (1-d arrays) and its named views over them."""
+    return kit.build(case, lambda dtype, values: np.array(values, dtype=NP_DTYPES[dtype]), view)
+
+
+def value(arg, tensors):
+    key, v = kit.arg_parts(arg)
+    if key == "tensor":
+        return tensors[v]
+    if key == "tensors":
+        return [tensors[n] for n in v]
+    if key in ("int", "bool"):
+        return v
+    if key == "float":
+        return float(decode_number(v))
+    if key in ("ints", "list", "tuple", "size"):
+        return tuple(v)
+    if key == "none":
+        return None
+    raise Unsupported(f"no NumPy meaning for a {key!r} argument")
+
+
+def sizes(args):
+    """torch's size varargs: f(t, 2, 3) or f(t, (2, 3))."""
+    if len(args) == 1 and isinstance(args[0], tuple):
+        return args[0]
+    return tuple(args)
+
+
+# ---- ops ------------------------------------------------------------------------------------
+
+def expand(t, shape):
+    """torch.Tensor.expand: -1 keeps a size; new dims go in front and may not be -1."""
+    shape = tuple(shape)
+    lead = len(shape) - t.ndim
+    if lead < 0:
+        raise ValueError(f"cannot expand {t.shape} to fewer dims {shape}")
+    target = []
+    for i, s in enumerate(shape):
+        if s == -1:
+            if i < lead:
+                raise ValueError(f"-1 is not allowed in a new leading dimension {i}")
+            s = t.shape[i - lead]
+        target.append(s)
+    return np.broadcast_to(t, tuple(target))
+
+
+class Size(tuple):
+    """A torch.Size result (np.broadcast_shapes gives a plain tuple)."""
+
+
+def shape_arg(a):
+    return (a,) if isinstance(a, int) else tuple(a)
+
+
+def reduction(fn):
+    def run(t, dim=None, keepdim=False):
+        axis = None if dim is None else (dim if isinstance(dim, int) else tuple(dim))
+        return np.asarray(fn(t, axis=axis, keepdims=keepdim))
+    return run
+
+
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "maximum": np.maximum, "minimum": np.minimum,
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+REDUCTIONS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "amax": np.amax, "amin": np.amin}
+
+
+def binary(ufunc, name):
+    def run(a, b, out=None, alpha=None):
+        if alpha is not None:
+            if name not in ("add", "sub"):
+                raise Unsupported(f"{name} has no alpha")
+            b = np.multiply(b, alpha)
+        if out is None:
+            return np.asarray(ufunc(a, b))
+        return ufunc(a, b, out=out)
+    return run
+
+
+def inplace(ufunc):
+    def run(a, b, alpha=None):
+        if alpha is not None:
+            b = np.multiply(b, alpha)
+        return ufunc(a, b, out=a)
+    return run
+
+
+OPS = {
+    "Tensor.expand": lambda t, *s: expand(t, sizes(s)),
+    "Tensor.expand_as": lambda t, o: expand(t, o.shape),
+    "torch.broadcast_to": lambda t, s: expand(t, s),
+    "Tensor.broadcast_to": lambda t, s: expand(t, s),
+    "torch.broadcast_tensors": lambda *ts: np.broadcast_arrays(*(ts[0] if len(ts) == 1 and isinstance(ts[0], list) else ts)),
+    "torch.broadcast_shapes": lambda *shapes: Size(np.broadcast_shapes(*(shape_arg(s) for s in shapes))),
+    "torch.where": lambda c, x, y: np.asarray(np.where(c, x, y)),
+    "torch.matmul": lambda a, b, out=None: np.asarray(np.matmul(a, b)) if out is None else np.matmul(a, b, out=out),
+    "Tensor.unsqueeze": lambda t, d: np.expand_dims(t, d),
+    "torch.unsqueeze": lambda t, d: np.expand_dims(t, d),
+    "Tensor.permute": lambda t, *d: np.transpose(t, sizes(d)),
+    "torch.permute": lambda t, d: np.transpose(t, d),
+    "Tensor.transpose": lambda t, a, b: np.swapaxes(t, a, b),
+    "torch.transpose": lambda t, a, b: np.swapaxes(t, a, b),
+}
+for _name, _ufunc in BINARY.items():
+    OPS[f"torch.{_name}"] = binary(_ufunc, _name)
+    OPS[f"Tensor.{_name}"] = binary(_ufunc, _name)
+    if _name in ("add", "sub", "mul", "div"):
+        OPS[f"Tensor.{_name}_"] = inplace(_ufunc)
+for _name, _fn in REDUCTIONS.items():
+    OPS[f"torch.{_name}"] = reduction(_fn)
+    OPS[f"Tensor.{_name}"] = reduction(_fn)
+
+
+# ---- outcomes -------------------------------------------------------------------------------
+
+DTYPE_NAMES = {np.dtype(v): k for k, v in NP_DTYPES.items()}
+
+
+def owner_of(t, storages):
+    """The storage a result views, and its offset in elements, as torch_exec reports them."""
+    if t.base is None:
+        return None, 0
+    ptr = t.__array_interface__["data"][0]
+    for name, base in storages.items():
+        start = base.__array_interface__["data"][0]
+        if base.size > 0 and start <= ptr <= start + base.nbytes and t.dtype == base.dtype:
+            return name, (ptr - start) // base.itemsize
+    return None, 0
+
+
+def describe_tensor(t, storages):
+    t = np.asarray(t)
+    if t.dtype not in DTYPE_NAMES:
+        dtype = str(t.dtype)
+    else:
+        dtype = DTYPE_NAMES[t.dtype]
+    owner, offset = owner_of(t, storages)
+    return kit.tensor_result(t.shape, dtype, [s // t.itemsize for s in t.strides], offset, owner,
+                             lambda: t.reshape(-1).tolist(),
+                             lambda i: t[np.unravel_index(i, t.shape)].item())
+
+
+def describe(result, storages):
+    if isinstance(result, Size):
+        return {"size": [int(s) for s in result]}
+    if isinstance(result, (list, tuple)):
+        return {"tensors": [describe_tensor(r, storages) for r in result]}
+    return {"tensor": describe_tensor(result, storages)}
+
+
+def snapshot(storages):
+    return {name: [encode_number(x) for x in s.tolist()] for name, s in storages.items()}
+
+
+def run_case(case):
+    call = case["call"]
+    fn = call["fn"]
+    op = OPS.get(fn)
+    if op is None:
+        raise Unsupported(f"the adapter has no NumPy mapping for {fn}")
+    storages, tensors = build(case)
+    args = [value(a, tensors) for a in call.get("args", [])]
+    kwargs = {k: value(a, tensors) for k, a in call.get("kwargs", {}).items()}
+    before = snapshot(storages)
+    try:
+        with np.errstate(all="ignore"):
+            result = op(*args, **kwargs)
+    except Unsupported:
+        raise
+    except TypeError as e:
+        if "argument" in str(e) and not isinstance(e, np.exceptions.DTypePromotionError):
+            raise Unsupported(f"{fn}: {e}") from e
+        return kit.error_outcome(e)
+    except Exception as e:  # noqa: BLE001 - every NumPy exception is an outcome
+        return kit.error_outcome(e)
+    return kit.ok_outcome(case, describe(result, storages), before, snapshot(storages))
+
+
+def main():
+    kit.serve(f"numpy {np.__version__}",
+              {"ops": sorted(OPS), "dtypes": list(DTYPES), "levels": LEVELS}, run_case)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,55 @@
+"""Labels cases with what torch does: reads unlabelled cases (a fixture file, or JSON lines of
+cases) and writes a fixture file whose every case has `expect` from running torch.
+
+    python -m bcast_suite.label IN.json|IN.jsonl OUT.json [--generator TEXT]
+"""
+
+import argparse
+import json
+
+from .casefmt import SCHEMA
+from .torch_exec import run_case, torch_version
+
+
+def read_cases(path):
+    """The cases of a fixture file or a JSON-lines file, and the file's generator (or None)."""
+    with open(path) as f:
+        text = f.read()
+    if path.endswith(".jsonl"):
+        return [json.loads(line) for line in text.splitlines() if line.strip()], None
+    data = json.loads(text)
+    return data["cases"], data.get("generator")
+
+
+def label(cases):
+    """Sets every case's `expect` to torch's outcome; returns the cases."""
+    for case in cases:
+        case["expect"] = run_case(case)
+    return cases
+
+
+def fixture_text(cases, generator):
+    """A fixture file's text, one case per line, so diffs show whole cases."""
+    head = {"schema": SCHEMA, "torch_version": torch_version(), "generator": generator}
+    lines = [json.dumps(c, allow_nan=False, separators=(",", ":")) for c in cases]
+    return json.dumps(head)[:-1] + ', "cases": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
+def write_fixture(path, cases, generator):
+    """Writes a fixture file (see fixture_text)."""
+    with open(path, "w") as f:
+        f.write(fixture_text(cases, generator))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--generator", default=None)
+    a = p.parse_args(argv)
+    cases, generator = read_cases(a.input)
+    write_fixture(a.output, label(cases), a.generator or generator)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Runs one fixture case in PyTorch and describes what happened, in the schema's outcome form.
+
+This is the single place that gives a case its meaning in torch: the labeller, the verifier and
+the PyTorch protocol adapter all call run_case()."""
+
+import warnings
+
+import torch
+
+from . import kit
+from .casefmt import encode_number, unravel
+from .kit import FixtureError  # noqa: F401 - raised here, caught by the adapter
+
+TORCH_DTYPES = {
+    "bool": torch.bool,
+    "int64": torch.int64,
+    "float32": torch.float32,
+    "float64": torch.float64,
+}
+DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
+EXCEPTION_CLASSES = ("IndexError", "ValueError", "TypeError", "NotImplementedError", "RuntimeError")
+
+
+def build(case):
+    """The case's storages (1-d tensors) and its named views over them."""
+    return kit.build(case,
+                     lambda dtype, values: torch.tensor(values, dtype=TORCH_DTYPES[dtype]),
+                     lambda base, shape, strides, offset: base.as_strided(shape, strides, offset))
+
+
+def arg_value(arg, tensors):
+    """The Python value of one argument."""
+    key, v = kit.arg_parts(arg)
+    if key == "size":
+        return torch.Size(v)
+    if key == "dtype":
+        return TORCH_DTYPES[v]
+    return kit.plain_arg(arg, tensors)
+
+
+def call(case, tensors):
+    spec = case["call"]
+    fn = spec["fn"]
+    args = [arg_value(a, tensors) for a in spec.get("args", [])]
+    kwargs = {k: arg_value(a, tensors) for k, a in spec.get("kwargs", {}).items()}
+    if fn.startswith("torch."):
+        return getattr(torch, fn[len("torch."):])(*args, **kwargs)
+    if fn.startswith("Tensor."):
+        return getattr(args[0], fn[len("Tensor."):])(*args[1:], **kwargs)
+    if fn == "getitem":
+        # One item is indexed as Python code writes it, x[item], not x[(item,)].
+        index = args[1]
+        return args[0][index[0] if len(index) == 1 else index]
+    raise FixtureError(f"unknown fn {fn!r}")
+
+
+def values_of(t):
+    return [encode_number(x) for x in t.detach().reshape(-1).tolist()]
+
+
+def describe_tensor(t, storages):
+    ptr = t.untyped_storage().data_ptr()
+    owner = None
+    for name, base in storages.items():
+        if base.untyped_storage().data_ptr() == ptr and base.numel() > 0:
+            owner = name
+    return kit.tensor_result(t.shape, DTYPE_NAMES[t.dtype], t.stride(), t.storage_offset(), owner,
+                             lambda: t.detach().reshape(-1).tolist(),
+                             lambda i: t[unravel(i, t.shape)].item())
+
+
+def describe(result, storages):
+    if isinstance(result, torch.Tensor):
+        return {"tensor": describe_tensor(result, storages)}
+    if isinstance(result, torch.Size):
+        return {"size": list(result)}
+    if isinstance(result, (tuple, list)) and all(isinstance(r, torch.Tensor) for r in result):
+        return {"tensors": [describe_tensor(r, storages) for r in result]}
+    if isinstance(result, bool):
+        return {"bool": result}
+    if isinstance(result, int):
+        return {"int": result}
+    raise FixtureError(f"cannot describe a result of type {type(result).__name__}")
+
+
+def run_case(case):
+    """The outcome of a case in torch: {"ok": {...}} or {"error": {"type", "message"}}."""
+    storages, tensors = build(case)
+    before = {name: values_of(s) for name, s in storages.items()}
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = call(case, tensors)
+    except FixtureError:
+        raise
+    except Exception as e:  # noqa: BLE001 - every torch exception is an outcome
+        return kit.error_outcome(e, EXCEPTION_CLASSES)
+    after = {name: values_of(s) for name, s in storages.items()}
+    return kit.ok_outcome(case, describe(result, storages), before, after,
+                          [f"{w.category.__name__}: {w.message}" for w in caught])
+
+
+def torch_version():
+    return torch.__version__.split("+")[0]

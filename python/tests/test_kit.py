@@ -1,0 +1,120 @@
+"""The adapter kit: a case's inputs built from fixture cases, arguments, and outcomes."""
+
+import unittest
+
+from bcast_suite import kit
+from bcast_suite.fill import fill_values
+
+from .support import fixture_cases
+
+ADAPTER_CASES = fixture_cases("conformance", "tests", "data", "adapters.json")
+
+
+def build_lists(case):
+    """The case's storages as lists and its views as their row-major elements."""
+    return kit.build(case, lambda dtype, values: values,
+                     lambda base, shape, strides, offset: kit.view_elements(base, shape, strides, offset))
+
+
+class Build(unittest.TestCase):
+    def test_storages_come_from_their_fill_recipes(self):
+        storages, _ = build_lists(ADAPTER_CASES["adapters/add-out"])
+        self.assertEqual(list(storages), ["a", "b", "o"])
+        self.assertEqual(storages["o"], fill_values("float32", {"kind": "random", "seed": 35, "len": 6}))
+
+    def test_views_see_offsets_strides_and_stride_0(self):
+        storages, tensors = build_lists(ADAPTER_CASES["adapters/add_-partial-overlap"])
+        a = storages["a"]
+        self.assertEqual(tensors["x"], a[1:5])
+        self.assertEqual(tensors["y"], a[0:4])
+        storages, tensors = build_lists(ADAPTER_CASES["adapters/mul-transposed"])
+        a = storages["a"]
+        self.assertEqual(tensors["x"], [a[0], a[3], a[1], a[4], a[2], a[5]])
+        storages, tensors = build_lists(ADAPTER_CASES["adapters/add-expanded-input"])
+        self.assertEqual(tensors["x"], storages["a"] * 4)
+
+    def test_built_inputs_give_torchs_recorded_result(self):
+        """x + y of add-expanded-input (equal shapes, x expanded) computed on the built lists."""
+        case = ADAPTER_CASES["adapters/add-expanded-input"]
+        _, tensors = build_lists(case)
+        want = case["expect"]["ok"]["result"]["tensor"]["values"]
+        self.assertEqual([a + b for a, b in zip(tensors["x"], tensors["y"])], want)
+
+    def test_literal_values_are_decoded(self):
+        case = {"storages": {"v": {"dtype": "float64", "values": [1.5, "nan", "-inf"]}},
+                "tensors": {"t": {"storage": "v", "shape": [], "strides": []}}}
+        storages, tensors = build_lists(case)
+        self.assertNotEqual(storages["v"][1], storages["v"][1])
+        self.assertEqual(storages["v"][2], float("-inf"))
+        self.assertEqual(tensors["t"], [1.5])
+
+    def test_an_unknown_dtype_is_a_fixture_error(self):
+        with self.assertRaises(kit.FixtureError):
+            build_lists({"storages": {"v": {"dtype": "int8", "values": [1]}}})
+
+    def test_view_elements_of_an_empty_view(self):
+        self.assertEqual(kit.view_elements([1, 2, 3], [2, 0], [1, 1]), [])
+
+
+class Args(unittest.TestCase):
+    def test_plain_args(self):
+        tensors = {"x": "X", "y": "Y"}
+        cases = [({"tensor": "x"}, "X"), ({"tensors": ["x", "y"]}, ["X", "Y"]), ({"int": 3}, 3),
+                 ({"float": "-inf"}, float("-inf")), ({"float": 0.5}, 0.5), ({"bool": True}, True),
+                 ({"ints": [1, 2]}, [1, 2]), ({"list": [3]}, [3]), ({"tuple": [2, 1]}, (2, 1)),
+                 ({"size": [4]}, (4,)), ({"none": None}, None), ({"str": "ij->ji"}, "ij->ji"),
+                 ({"dtype": "float64"}, "float64")]
+        for arg, want in cases:
+            self.assertEqual(kit.plain_arg(arg, tensors), want, arg)
+
+    def test_index_items(self):
+        index = {"index": [{"slice": [None, 5, 2]}, {"int": -1}, {"none": None}, {"ellipsis": None}]}
+        self.assertEqual(kit.plain_arg(index, {}), (slice(None, 5, 2), -1, None, Ellipsis))
+        with self.assertRaises(kit.FixtureError):
+            kit.index_value({"bool": True})
+
+    def test_an_unknown_kind_is_a_fixture_error(self):
+        with self.assertRaises(kit.FixtureError):
+            kit.plain_arg({"complex": [1, 2]}, {})
+
+
+class Outcomes(unittest.TestCase):
+    def test_writes_storage(self):
+        self.assertTrue(kit.writes_storage({"call": {"fn": "Tensor.add_"}}))
+        self.assertTrue(kit.writes_storage({"call": {"fn": "torch.add", "kwargs": {"out": {"tensor": "o"}}}}))
+        self.assertFalse(kit.writes_storage({"call": {"fn": "torch.add", "kwargs": {"alpha": {"int": 2}}}}))
+
+    def test_a_small_result_keeps_every_value_encoded(self):
+        desc = kit.tensor_result((2,), "float32", (1,), 0, None, lambda: [1.0, float("nan")], None)
+        self.assertEqual(desc, {"shape": [2], "dtype": "float32", "strides": [1], "offset": 0,
+                                "storage": None, "values": [1.0, "nan"]})
+
+    def test_a_large_result_is_read_at_the_sampled_positions_only(self):
+        read = []
+
+        def value_at(i):
+            read.append(i)
+            return float(i)
+        desc = kit.tensor_result((100, 100), "float64", (0, 1), 3, "a", None, value_at)
+        self.assertNotIn("values", desc)
+        self.assertEqual(read, kit.sample_positions(10_000))
+        self.assertEqual(desc["samples"][-1], [9999, 9999.0])
+
+    def test_ok_outcome_keeps_storages_only_when_written_or_changed(self):
+        case = {"call": {"fn": "torch.add"}}
+        self.assertEqual(kit.ok_outcome(case, {"int": 1}, {"a": [1]}, {"a": [1]}), {"ok": {"result": {"int": 1}}})
+        self.assertEqual(kit.ok_outcome(case, {"int": 1}, {"a": [1]}, {"a": [2]}, ["UserWarning: w"]),
+                         {"ok": {"result": {"int": 1}, "storages": {"a": [2]}, "warnings": ["UserWarning: w"]}})
+        written = {"call": {"fn": "Tensor.add_"}}
+        self.assertEqual(kit.ok_outcome(written, {"int": 1}, {"a": [1]}, {"a": [1]})["ok"]["storages"], {"a": [1]})
+
+    def test_error_outcome_names_the_builtin_class(self):
+        class ShapeError(ValueError):
+            pass
+        self.assertEqual(kit.error_outcome(ShapeError("bad")), {"error": {"type": "ValueError", "message": "bad"}})
+        self.assertEqual(kit.exception_class(KeyError("k"), ("RuntimeError",)), "KeyError")
+        self.assertEqual(kit.exception_class(IndexError("i"), ("RuntimeError", "IndexError")), "IndexError")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,94 @@
+"""The torch labeller: torch_exec's outcomes against recorded ones, labelling, writing fixture
+files, and the drift check. Needs torch."""
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+
+from .support import HAS_TORCH, fixture_cases, path
+
+if HAS_TORCH:
+    from bcast_suite import label, torch_exec, verify_fixtures
+
+
+@unittest.skipUnless(HAS_TORCH, "needs torch")
+class TorchExec(unittest.TestCase):
+    def test_recorded_outcomes_come_back(self):
+        """An ok result, an error, out= with the storages written, a warning, samples, getitem."""
+        picks = [("conformance/tests/data/adapters.json", ["adapters/add-expanded-input", "adapters/add_-partial-overlap",
+                                                           "adapters/add-out", "adapters/broadcast_shapes"]),
+                 ("fixtures/torch/out.json", ["out/s1/3"]),
+                 ("fixtures/torch/expand.json", ["expand/s1/12"]),
+                 ("fixtures/docs/004_1a2ab7833445cbd9.json", ["docs/004/L67-getitem-c68"])]
+        kinds = set()
+        for file, ids in picks:
+            cases = fixture_cases(*file.split("/"))
+            for cid in ids:
+                case = cases[cid]
+                got = torch_exec.run_case(case)
+                self.assertEqual(got, case["expect"], cid)
+                kinds.update(got.get("ok", {}).keys() | got.keys())
+                kinds.update(got.get("ok", {}).get("result", {}).get("tensor", {}).keys())
+        self.assertTrue({"ok", "error", "storages", "warnings", "samples", "values"} <= kinds, kinds)
+
+    def test_a_malformed_case_is_a_fixture_error_not_an_outcome(self):
+        case = {"id": "bad", "storages": {}, "tensors": {}, "call": {"fn": "numpy.add", "args": []}}
+        with self.assertRaises(torch_exec.FixtureError):
+            torch_exec.run_case(case)
+
+
+@unittest.skipUnless(HAS_TORCH, "needs torch")
+class Label(unittest.TestCase):
+    def test_relabelling_a_fixture_file_writes_it_byte_for_byte(self):
+        for file in ("conformance/tests/data/adapters.json", "conformance/tests/data/numel.json"):
+            with open(path(*file.split("/"))) as f:
+                text = f.read()
+            cases, generator = label.read_cases(path(*file.split("/")))
+            for c in cases:
+                del c["expect"]
+            self.assertEqual(label.fixture_text(label.label(cases), generator), text, file)
+
+    def test_the_command_labels_json_lines(self):
+        cases = list(fixture_cases("conformance", "tests", "data", "numel.json").values())[:3]
+        with tempfile.TemporaryDirectory() as tmp:
+            src, out = os.path.join(tmp, "in.jsonl"), os.path.join(tmp, "out.json")
+            with open(src, "w") as f:
+                f.writelines(json.dumps({k: v for k, v in c.items() if k != "expect"}) + "\n" for c in cases)
+            label.main([src, out, "--generator", "test"])
+            with open(out) as f:
+                written = json.load(f)
+        self.assertEqual(written["generator"], "test")
+        self.assertEqual(written["torch_version"], torch_exec.torch_version())
+        self.assertEqual(written["cases"], cases)
+
+
+@unittest.skipUnless(HAS_TORCH, "needs torch")
+class Verify(unittest.TestCase):
+    def run_on(self, cases):
+        with tempfile.TemporaryDirectory() as tmp:
+            file = os.path.join(tmp, "f.json")
+            with open(file, "w") as f:
+                json.dump({"schema": 1, "torch_version": "2.13.0", "generator": "test", "cases": cases}, f)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = verify_fixtures.main([tmp])
+        return status, out.getvalue()
+
+    def test_no_drift_passes_and_drift_fails_with_a_diff(self):
+        cases = list(fixture_cases("conformance", "tests", "data", "adapters.json").values())[:4]
+        status, out = self.run_on(cases)
+        self.assertEqual(status, 0, out)
+        self.assertIn("verified 4 cases", out)
+        cases[1]["expect"] = {"error": {"type": "RuntimeError", "message": "not what torch says"}}
+        status, out = self.run_on(cases)
+        self.assertEqual(status, 1)
+        self.assertIn(f"--- drift in {cases[1]['id']}", out)
+        self.assertIn("-  \"message\": \"not what torch says\"", out)
+        self.assertIn("1 drifted", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
