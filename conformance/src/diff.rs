@@ -121,7 +121,7 @@ pub fn diff_case_at(
     levels: &BTreeSet<Level>,
 ) -> DiffRun {
     let started = Instant::now();
-    let oracle_result = oracle.run(case);
+    let oracle_result = crate::runner::run_guarded(oracle, case);
     let oracle_time = started.elapsed();
     let mut run = DiffRun {
         verdict: DiffVerdict::Agree,
@@ -149,7 +149,7 @@ pub fn diff_case_at(
         }
     };
     let started = Instant::now();
-    let engine_result = engine.run(case);
+    let engine_result = crate::runner::run_guarded(engine, case);
     run.engine_time = started.elapsed();
     run.verdict = match &engine_result {
         Ok(got) => {

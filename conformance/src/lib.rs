@@ -11,6 +11,7 @@ pub mod cli;
 pub mod compare;
 pub mod diff;
 pub mod gen;
+pub mod ops;
 pub mod oracles;
 pub mod quote;
 pub mod report;

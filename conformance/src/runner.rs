@@ -7,7 +7,7 @@ pub mod select;
 pub mod suite;
 pub mod xfail;
 
-use crate::backend::{Backend, BackendFailure, Capabilities, Level};
+use crate::backend::{Backend, BackendFailure, Capabilities, FailureKind, Level};
 use crate::case::{storage_dtype, Case, LoadedCase, Outcome};
 use crate::compare::{compare_case, Mismatch};
 use crate::repro::python_snippet;
@@ -96,6 +96,49 @@ pub fn checked_levels(claimed: &BTreeSet<Level>, wanted: &BTreeSet<Level>) -> BT
     levels
 }
 
+/// Runs one case through a backend; a panic of the backend is caught here, once for every
+/// backend, and becomes a [`FailureKind::Panicked`] failure of that case.
+///
+/// ```
+/// use bcast_conformance::backend::{Backend, Capabilities, FailureKind};
+/// use bcast_conformance::case::{Case, Outcome};
+/// use bcast_conformance::runner::run_guarded;
+/// struct Broken;
+/// impl Backend for Broken {
+///     fn name(&self) -> String { "broken".into() }
+///     fn capabilities(&self) -> Capabilities { Capabilities::everything() }
+///     fn run(&mut self, _: &Case) -> Result<Outcome, bcast_conformance::backend::BackendFailure> {
+///         panic!("index out of bounds")
+///     }
+/// }
+/// let case: Case = serde_json::from_str(r#"{"id": "c", "call": {"fn": "Tensor.numel"}}"#).unwrap();
+/// let failure = run_guarded(&mut Broken, &case).unwrap_err();
+/// assert_eq!(failure.kind, FailureKind::Panicked);
+/// assert!(failure.message.contains("index out of bounds"));
+/// ```
+pub fn run_guarded(backend: &mut dyn Backend, case: &Case) -> Result<Outcome, BackendFailure> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| backend.run(case))).unwrap_or_else(
+        |payload| {
+            Err(BackendFailure::new(
+                FailureKind::Panicked,
+                format!(
+                    "the backend panicked: {}",
+                    panic_message(payload.as_ref())
+                ),
+            ))
+        },
+    )
+}
+
+/// The message a panic carried.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
 /// Runs one case and judges it at the levels both claimed by the backend and `wanted`, and
 /// always at [`Level::ALWAYS`].
 pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>) -> CaseReport {
@@ -108,7 +151,7 @@ pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>
         };
     }
     let levels = checked_levels(&caps.levels, wanted);
-    match backend.run(case) {
+    match run_guarded(backend, case) {
         Ok(got) => {
             let mismatches = compare_case(case, &got, &levels);
             let verdict = if mismatches.is_empty() {

@@ -4,7 +4,7 @@
 //! double-forked; and ending one adapter spares what another, still running, started.
 #![cfg(target_os = "linux")]
 
-use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
+use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend, MAX_LINE_BYTES};
 use bcast_conformance::backend::{Backend, FailureKind};
 use bcast_conformance::case::{load_file, Case};
 use std::os::unix::process::ExitStatusExt;
@@ -38,6 +38,7 @@ fn config(kinds: &str, pid_file: &Path, hang_at: Option<usize>) -> AdapterConfig
         case_timeout: Duration::from_millis(1500),
         handshake_timeout: Duration::from_secs(10),
         max_failed_starts: 3,
+        max_line_bytes: MAX_LINE_BYTES,
     }
 }
 

@@ -4,7 +4,7 @@
 //! pinned here, case by case and level by level.
 
 use bcast_conformance::backend::registry::{
-    adapters_dir, default_python, open_backend, AdapterTimeouts,
+    adapters_dir, default_python, open_backend, AdapterLimits,
 };
 use bcast_conformance::backend::{Backend, Level};
 use bcast_conformance::case::{load_file, LoadedCase};
@@ -60,7 +60,7 @@ fn python_adapter(script: &str) -> Option<Box<dyn Backend>> {
         python.display(),
         adapters_dir().join(script).display()
     );
-    Some(open_backend(&spec, AdapterTimeouts::default()).expect("the adapter starts"))
+    Some(open_backend(&spec, AdapterLimits::default()).expect("the adapter starts"))
 }
 
 #[test]
@@ -118,7 +118,7 @@ fn numpy_differs_from_torch_only_where_numpy_really_does() {
 #[cfg(feature = "ndarray")]
 #[test]
 fn ndarray_differs_from_torch_only_where_ndarray_really_does() {
-    let mut nd = open_backend("ndarray", AdapterTimeouts::default()).unwrap();
+    let mut nd = open_backend("ndarray", AdapterLimits::default()).unwrap();
     let result = run(nd.as_mut(), &load("conformance/tests/data/adapters.json"));
     let got = not_passed(&result);
     let levels = |id: &str| got.get(id).cloned().unwrap_or_default();
@@ -143,7 +143,7 @@ fn ndarray_differs_from_torch_only_where_ndarray_really_does() {
 #[cfg(feature = "candle")]
 #[test]
 fn candle_differs_from_torch_only_where_candle_really_does() {
-    let mut candle = open_backend("candle", AdapterTimeouts::default()).unwrap();
+    let mut candle = open_backend("candle", AdapterLimits::default()).unwrap();
     let result = run(
         candle.as_mut(),
         &load("conformance/tests/data/adapters.json"),

@@ -2,11 +2,11 @@
 //! `tests/data/fill_vectors.json`, which `python/tests/test_fill_vectors.py` checks the Python
 //! implementation against; and the fill helper of the repro snippets, run in Python.
 
+use bcast_case::DType;
 use bcast_conformance::backend::reference::sample_positions;
 use bcast_conformance::backend::registry::default_python;
 use bcast_conformance::case::{fill_values, splitmix64, storage_values, Case, Fill, Num};
 use bcast_conformance::repro::python_snippet;
-use bcast_engine::DType;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;

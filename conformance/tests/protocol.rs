@@ -3,7 +3,7 @@
 //! that names what happened, the adapter is restarted, and no test can hang (each runs under a
 //! watchdog).
 
-use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
+use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend, MAX_LINE_BYTES};
 use bcast_conformance::backend::{Backend, FailureKind, Level};
 use bcast_conformance::case::{load_file, LoadedCase};
 use bcast_conformance::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
@@ -32,6 +32,7 @@ fn config(args: &[&str]) -> AdapterConfig {
         case_timeout: Duration::from_millis(5000),
         handshake_timeout: Duration::from_secs(10),
         max_failed_starts: 3,
+        max_line_bytes: MAX_LINE_BYTES,
     }
 }
 

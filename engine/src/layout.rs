@@ -113,7 +113,8 @@ impl Layout {
     /// A layout from its parts.
     ///
     /// # Errors
-    /// When shape and strides differ in length, or the numel or the storage extent overflows.
+    /// When shape and strides differ in length, or the storage extent or the numel overflows
+    /// (checked in that order, as torch's `as_strided` does).
     pub fn new(shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Result<Layout> {
         if shape.len() != strides.len() {
             return Err(Error::internal(format!(
@@ -122,9 +123,9 @@ impl Layout {
                 format_sizes(&strides)
             )));
         }
-        numel_of(&shape)?;
         let signed_strides: Vec<i64> = strides.iter().map(|&s| s as i64).collect();
         compute_storage_nbytes(&signed_sizes(&shape), &signed_strides, 1, offset as i64)?;
+        numel_of(&shape)?;
         Ok(Layout {
             shape,
             strides,

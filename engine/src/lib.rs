@@ -35,6 +35,7 @@ pub mod result_type;
 pub mod scalar;
 pub mod shape;
 pub mod storage;
+pub mod symint;
 pub mod tensor;
 pub mod views;
 

@@ -3,7 +3,7 @@
 //! protocol adapter.
 
 use super::reference::ReferenceBackend;
-use super::subprocess::{AdapterConfig, SubprocessBackend};
+use super::subprocess::{AdapterConfig, SubprocessBackend, MAX_LINE_BYTES};
 use super::{foreign, Backend};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -59,16 +59,19 @@ pub const IN_PROCESS: &[InProcess] = &[
 
 /// Timeouts for protocol adapters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AdapterTimeouts {
+pub struct AdapterLimits {
     pub case: Duration,
     pub handshake: Duration,
+    /// The longest answer line read, in bytes.
+    pub max_line_bytes: u64,
 }
 
-impl Default for AdapterTimeouts {
-    fn default() -> AdapterTimeouts {
-        AdapterTimeouts {
+impl Default for AdapterLimits {
+    fn default() -> AdapterLimits {
+        AdapterLimits {
             case: AdapterConfig::DEFAULT_CASE_TIMEOUT,
             handshake: AdapterConfig::DEFAULT_HANDSHAKE_TIMEOUT,
+            max_line_bytes: MAX_LINE_BYTES,
         }
     }
 }
@@ -78,12 +81,12 @@ impl Default for AdapterTimeouts {
 /// error here, so that a broken adapter command is reported once, not per case.
 ///
 /// ```
-/// use bcast_conformance::backend::registry::{open_backend, AdapterTimeouts};
-/// let backend = open_backend("reference", AdapterTimeouts::default()).unwrap();
+/// use bcast_conformance::backend::registry::{open_backend, AdapterLimits};
+/// let backend = open_backend("reference", AdapterLimits::default()).unwrap();
 /// assert_eq!(backend.name(), "reference");
-/// assert!(open_backend("/no/such/adapter", AdapterTimeouts::default()).is_err());
+/// assert!(open_backend("/no/such/adapter", AdapterLimits::default()).is_err());
 /// ```
-pub fn open_backend(spec: &str, timeouts: AdapterTimeouts) -> Result<Box<dyn Backend>, String> {
+pub fn open_backend(spec: &str, timeouts: AdapterLimits) -> Result<Box<dyn Backend>, String> {
     if let Some(known) = IN_PROCESS.iter().find(|b| b.name == spec) {
         return match known.make {
             Some(make) => make(),
@@ -96,6 +99,7 @@ pub fn open_backend(spec: &str, timeouts: AdapterTimeouts) -> Result<Box<dyn Bac
     let mut config = AdapterConfig::from_command_line(spec)?;
     config.case_timeout = timeouts.case;
     config.handshake_timeout = timeouts.handshake;
+    config.max_line_bytes = timeouts.max_line_bytes;
     let backend = SubprocessBackend::new(config);
     match backend.start_error() {
         Some(why) => Err(format!("adapter {spec:?}: {why}")),
@@ -137,7 +141,7 @@ pub fn adapters_dir() -> PathBuf {
 /// adapters when `python` is given and they start. The second list says what is absent and why.
 pub fn available_implementations(
     python: Option<&Path>,
-    timeouts: AdapterTimeouts,
+    timeouts: AdapterLimits,
 ) -> (Vec<Implementation>, Vec<String>) {
     let mut found = Vec::new();
     let mut absent = Vec::new();
@@ -168,6 +172,7 @@ pub fn available_implementations(
             case_timeout: timeouts.case,
             handshake_timeout: timeouts.handshake,
             max_failed_starts: 3,
+            max_line_bytes: timeouts.max_line_bytes,
         };
         let backend = SubprocessBackend::new(config);
         match backend.start_error() {

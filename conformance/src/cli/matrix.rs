@@ -1,7 +1,7 @@
 //! `bcast matrix`: measures every available implementation over the fixtures and writes the
 //! table of pass rates per level into README.md between its markers.
 
-use crate::backend::registry::{available_implementations, default_python, AdapterTimeouts};
+use crate::backend::registry::{available_implementations, default_python, AdapterLimits};
 use crate::case::load_paths;
 use crate::report::matrix::render_matrix;
 use crate::report::readme::write_section;
@@ -39,9 +39,9 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
     };
     let cases = load_paths(&paths).map_err(|e| e.to_string())?;
     let python = args.python.or_else(default_python);
-    let timeouts = AdapterTimeouts {
+    let timeouts = AdapterLimits {
         case: std::time::Duration::from_millis(args.timeout_ms),
-        ..AdapterTimeouts::default()
+        ..AdapterLimits::default()
     };
     let (implementations, absent) = available_implementations(python.as_deref(), timeouts);
     let rows = measure(implementations, &cases, |name| {

@@ -1,7 +1,7 @@
 //! `bcast run`: the conformance suite against a backend, with a summary table, optional JUnit
 //! and JSON reports, and an exit code that is non-zero exactly on unexpected failures.
 
-use crate::backend::registry::{open_backend, AdapterTimeouts};
+use crate::backend::registry::{open_backend, AdapterLimits};
 use crate::backend::{Capabilities, Level};
 use crate::case::{load_paths, LoadedCase};
 use crate::report::json::json_report;
@@ -64,6 +64,9 @@ pub struct RunArgs {
     /// Exit 0 even when no case ran (by default a run that checked nothing fails).
     #[arg(long)]
     pub allow_empty: bool,
+    /// The longest answer line a protocol adapter may write, in MiB [default: 256].
+    #[arg(long, value_name = "MIB")]
+    pub max_line_mb: Option<u64>,
     /// Stop the run after this many backend timeouts in a row; 0 never stops [default: 5].
     #[arg(long, value_name = "N")]
     pub max_timeouts: Option<usize>,
@@ -134,12 +137,17 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         }
         eprintln!("no case to run: {why}");
     }
-    let defaults = AdapterTimeouts::default();
-    let timeouts = AdapterTimeouts {
+    let defaults = AdapterLimits::default();
+    let timeouts = AdapterLimits {
         case: args.timeout_ms.map_or(defaults.case, Duration::from_millis),
         handshake: args
             .handshake_timeout_ms
             .map_or(defaults.handshake, Duration::from_millis),
+        max_line_bytes: match args.max_line_mb {
+            Some(0) => return Err("--max-line-mb 0: a line needs at least 1 MiB".to_string()),
+            Some(mb) => mb.saturating_mul(1 << 20),
+            None => defaults.max_line_bytes,
+        },
     };
     let spec = args.backend.as_deref().unwrap_or("reference");
     let mut backend = open_backend(spec, timeouts)?;

@@ -7,6 +7,7 @@
 use super::protocol::round_trips;
 use crate::backend::reference::{call_writes, run_reference, MAX_FULL_VALUES};
 use crate::backend::{BackendFailure, Level};
+use crate::case::NumScalar;
 use crate::case::{storage_dtype, storage_values, Case, Num, Outcome, ResultValue, TensorResult};
 use crate::compare::compare_outcomes;
 use crate::gen::{families, generate_from_bytes};
@@ -167,7 +168,7 @@ fn check_tensor(
         }
         _ => return Err(format!("values or samples do not fit numel {numel}")),
     };
-    if let Some((_, v)) = described.iter().find(|(_, v)| !v.fits(dtype)) {
+    if let Some((_, v)) = described.iter().find(|(_, v)| !v.fits_engine_dtype(dtype)) {
         return Err(format!("value {v:?} is not a {}", t.dtype));
     }
     let Some(name) = &t.storage else {
@@ -239,7 +240,7 @@ fn describes_consistently(case: &Case, outcome: &Outcome) -> Result<(), String> 
                     values.len()
                 ));
             }
-            if let Some(v) = values.iter().find(|v| !v.fits(*dtype)) {
+            if let Some(v) = values.iter().find(|v| !v.fits_engine_dtype(*dtype)) {
                 return Err(format!(
                     "storage {name} holds {v:?}, not a {}",
                     dtype.name()

@@ -5,6 +5,7 @@
 //! can be read and rebuilt.
 
 use crate::backend::reference::Inputs;
+use crate::case::NumScalar;
 use crate::case::{Arg, Case};
 use crate::gen::{python_number, CaseBuilder, GenResult};
 use arbitrary::Unstructured;

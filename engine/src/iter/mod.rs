@@ -36,7 +36,8 @@ pub use broadcast::{broadcast_strides, compute_shape};
 pub use coalesce::coalesce;
 pub use loops::{map_binary, map_ternary, map_unary};
 pub use output_layout::{
-    channels_last_strides, fast_setup, output_strides, strides_from_perm, FastSetup,
+    channels_last_strides, fast_setup, output_alloc, output_strides, perm_alloc, strides_from_perm,
+    FastSetup, OutputAlloc,
 };
 pub use perm::sort_dims;
 pub use plan::{Block, Plan};

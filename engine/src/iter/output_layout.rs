@@ -2,7 +2,7 @@
 //! operand agrees on a layout, else strides that follow the dim order of the inputs.
 
 use crate::layout::contiguous_strides;
-use crate::Layout;
+use crate::{alloc, DType, Layout, Result, Tensor};
 
 /// TensorIterator's fast setups (`compute_fast_setup_type`): the layouts every participating
 /// operand shares, when they all have the same shape.
@@ -68,16 +68,53 @@ pub fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
     s
 }
 
-/// The strides of a new output in the iteration's dim order (`allocate_or_resize_outputs`):
-/// dense strides growing along `perm` (sizes multiply unclamped), or plain row-major strides
-/// when `perm` is exactly the reversed dims (or is not a permutation of the dims at all).
+/// How TensorIterator allocates a new output (`set_output_raw_strided`): without strides, as
+/// torch's `empty` in a memory format, or with explicit strides (`empty_strided`). The strides
+/// are the same either way; which call it is decides how a storage overflow is reported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputAlloc {
+    /// `empty` in a memory format (row-major, or channels-last for that fast setup), whose
+    /// strides these are.
+    Format(Vec<usize>),
+    /// `empty_strided` with these strides (torch's `int64` strides bit for bit).
+    Strided(Vec<usize>),
+}
+
+impl OutputAlloc {
+    /// The output's strides.
+    pub fn strides(&self) -> &[usize] {
+        match self {
+            OutputAlloc::Format(s) | OutputAlloc::Strided(s) => s,
+        }
+    }
+
+    /// A new zero-filled output of `shape` and `dtype`, allocated the way this says.
+    ///
+    /// # Errors
+    /// A storage size that overflows (with torch's message for the call), or more memory than
+    /// the engine allocates.
+    pub fn allocate(&self, shape: &[usize], dtype: DType) -> Result<Tensor> {
+        match self {
+            OutputAlloc::Format(s) => alloc::empty_in_format(shape, s, dtype),
+            OutputAlloc::Strided(s) => alloc::empty_strided(shape, s, dtype),
+        }
+    }
+}
+
+/// The allocation of a new output in the iteration's dim order (`allocate_or_resize_outputs`):
+/// plain row-major (no strides) when `perm` is exactly the reversed dims (or is not a
+/// permutation of the dims at all), else strides dense along `perm`. torch computes those in
+/// bytes of `itemsize` with wrapping `int64` arithmetic and divides by the item size, so a
+/// stride that overflows comes out as torch prints it (possibly negative).
 ///
 /// ```
-/// # use bcast_engine::iter::strides_from_perm;
-/// assert_eq!(strides_from_perm(&[3, 2], &[0, 1]), vec![1, 3]);
-/// assert_eq!(strides_from_perm(&[2, 0, 3], &[2, 1, 0]), vec![3, 3, 1]);
+/// # use bcast_engine::iter::{perm_alloc, OutputAlloc};
+/// assert_eq!(perm_alloc(&[3, 2], &[0, 1], 4), OutputAlloc::Strided(vec![1, 3]));
+/// assert_eq!(perm_alloc(&[3, 2], &[1, 0], 4), OutputAlloc::Format(vec![2, 1]));
+/// let wrapped = perm_alloc(&[2, 1 << 60, 2], &[0, 1, 2], 4);
+/// assert_eq!(wrapped.strides()[2] as i64, -(1 << 61));
 /// ```
-pub fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Vec<usize> {
+pub fn perm_alloc(shape: &[usize], perm: &[usize], itemsize: usize) -> OutputAlloc {
     let ndim = shape.len();
     let mut seen = vec![false; ndim];
     let is_permutation = perm.len() == ndim
@@ -85,24 +122,49 @@ pub fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Vec<usize> {
             .iter()
             .all(|&d| d < ndim && !std::mem::replace(&mut seen[d], true));
     if !is_permutation || perm.iter().enumerate().all(|(j, &d)| d + j + 1 == ndim) {
-        return contiguous_strides(shape);
+        return OutputAlloc::Format(contiguous_strides(shape));
     }
+    let itemsize = itemsize.max(1) as i64;
     let mut strides = vec![0; ndim];
-    let mut next = 1usize;
+    let mut next_bytes = itemsize;
     for &d in perm {
-        strides[d] = next;
-        next = next.wrapping_mul(shape[d]);
+        strides[d] = (next_bytes / itemsize) as usize;
+        next_bytes = next_bytes.wrapping_mul(shape[d] as i64);
     }
-    strides
+    OutputAlloc::Strided(strides)
+}
+
+/// The strides of a new output in the iteration's dim order, counted in elements: those of
+/// [`perm_alloc`] for 1-byte items.
+///
+/// ```
+/// # use bcast_engine::iter::strides_from_perm;
+/// assert_eq!(strides_from_perm(&[3, 2], &[0, 1]), vec![1, 3]);
+/// assert_eq!(strides_from_perm(&[2, 0, 3], &[2, 1, 0]), vec![3, 3, 1]);
+/// ```
+pub fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Vec<usize> {
+    perm_alloc(shape, perm, 1).strides().to_vec()
+}
+
+/// How an output of an iteration of `shape` with items of `itemsize` bytes is allocated: the
+/// fast setup's way (`empty` in the row-major or channels-last format, or `empty_strided`
+/// with the dense operands' strides), else [`perm_alloc`].
+pub fn output_alloc(
+    shape: &[usize],
+    fast: Option<&FastSetup>,
+    perm: &[usize],
+    itemsize: usize,
+) -> OutputAlloc {
+    match fast {
+        Some(FastSetup::Contiguous) => OutputAlloc::Format(contiguous_strides(shape)),
+        Some(FastSetup::ChannelsLast) => OutputAlloc::Format(channels_last_strides(shape)),
+        Some(FastSetup::Dense(strides)) => OutputAlloc::Strided(strides.clone()),
+        None => perm_alloc(shape, perm, itemsize),
+    }
 }
 
 /// The strides of an output allocated for an iteration of `shape`: the fast setup's, else
 /// [`strides_from_perm`].
 pub fn output_strides(shape: &[usize], fast: Option<&FastSetup>, perm: &[usize]) -> Vec<usize> {
-    match fast {
-        Some(FastSetup::Contiguous) => contiguous_strides(shape),
-        Some(FastSetup::ChannelsLast) => channels_last_strides(shape),
-        Some(FastSetup::Dense(strides)) => strides.clone(),
-        None => strides_from_perm(shape, perm),
-    }
+    output_alloc(shape, fast, perm, 1).strides().to_vec()
 }

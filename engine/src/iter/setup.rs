@@ -2,7 +2,7 @@
 //! overlap checks, the broadcast shape, whether the output is resized, then (the op's part)
 //! dtypes, then the output's layout. Each step raises torch's error at the point torch does.
 
-use super::{broadcast_strides, compute_shape, fast_setup, output_strides, reorder_dims};
+use super::{broadcast_strides, compute_shape, fast_setup, output_alloc, reorder_dims};
 use crate::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
 use crate::result_type::{result_type, Participant};
 use crate::shape::format_shape;
@@ -221,14 +221,15 @@ impl IterSetup {
     }
 
     /// torch's `cast_common_dtype_to_outputs`: an output of another dtype is computed into a
-    /// contiguous temporary of `dtype` and copied back at the end.
+    /// contiguous temporary of `dtype` (torch's `empty_like` in the contiguous format) and
+    /// copied back at the end.
     ///
     /// # Errors
     /// When the temporary cannot be allocated.
     pub fn compute_output_in(&mut self, dtype: DType) -> Result<()> {
         if let Some(o) = &self.output.given {
             if o.dtype() != dtype {
-                self.output.temp = Some(alloc::empty_strided(
+                self.output.temp = Some(alloc::empty_in_format(
                     o.shape(),
                     &crate::layout::contiguous_strides(o.shape()),
                     dtype,
@@ -253,10 +254,15 @@ impl IterSetup {
     }
 
     /// Lays out the output: allocates it (of `new_dtype`) when none was given, resizes a
-    /// given one of another shape, with the fast setup's strides or the dim order's.
+    /// given one of another shape (and its temporary), with the fast setup's strides or the
+    /// dim order's. A new output is allocated as TensorIterator does it ([`OutputAlloc`]):
+    /// `empty` for a row-major or channels-last one, `empty_strided` otherwise.
+    ///
+    /// [`OutputAlloc`]: super::OutputAlloc
     ///
     /// # Errors
-    /// When memory cannot be allocated.
+    /// A storage size that overflows (torch's message for the allocating call), or memory
+    /// that cannot be allocated.
     pub fn finish(self, new_dtype: DType) -> Result<Iter> {
         let IterSetup {
             mut output,
@@ -283,13 +289,15 @@ impl IterSetup {
                     reorder_dims(&shape, &views)
                 }
             };
-            let strides = output_strides(&shape, fast.as_ref(), &perm);
+            // torch counts the strides in bytes of the dtype the kernel writes.
+            let target_dtype = output.target().map_or(new_dtype, Tensor::dtype);
+            let layout = output_alloc(&shape, fast.as_ref(), &perm, target_dtype.itemsize());
             match &output.given {
-                None => output.given = Some(alloc::empty_strided(&shape, &strides, new_dtype)?),
+                None => output.given = Some(layout.allocate(&shape, new_dtype)?),
                 Some(given) => {
-                    output.given = Some(resize::resize_output(given, &shape, &strides)?);
+                    output.given = Some(resize::resize_output(given, &shape, layout.strides())?);
                     if let Some(temp) = &output.temp {
-                        output.temp = Some(alloc::empty_strided(&shape, &strides, temp.dtype())?);
+                        output.temp = Some(resize::resize_output(temp, &shape, layout.strides())?);
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! gives a new output: the inputs' dims ordered by stride, dense in that order. A local loop
 //! until the shared element-wise plan serves it.
 
-use crate::iter::sort_dims;
+use crate::iter::{perm_alloc, sort_dims, OutputAlloc};
 use crate::layout::contiguous_strides;
 use crate::reduce::strided_positions;
 use crate::shape::infer_size;
@@ -44,19 +44,28 @@ fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
 /// assert_eq!(elementwise_output_strides(&[3, 4], &[&t, &col]), vec![1, 3]);
 /// ```
 pub fn elementwise_output_strides(shape: &[usize], inputs: &[&Layout]) -> Vec<usize> {
+    elementwise_output_alloc(shape, inputs, 1)
+        .strides()
+        .to_vec()
+}
+
+/// How TensorIterator allocates that output ([`OutputAlloc`]) for items of `itemsize` bytes:
+/// `empty` when it is row-major or channels-last, else `empty_strided` with the strides of
+/// [`elementwise_output_strides`] (counted in bytes with wrapping, as torch does).
+fn elementwise_output_alloc(shape: &[usize], inputs: &[&Layout], itemsize: usize) -> OutputAlloc {
     let ndim = shape.len();
     if inputs.iter().all(|l| l.shape() == shape) {
         if inputs.iter().all(|l| l.is_contiguous()) {
-            return contiguous_strides(shape);
+            return OutputAlloc::Format(contiguous_strides(shape));
         }
         if inputs.iter().all(|l| l.is_channels_last_contiguous()) {
-            return channels_last_strides(shape);
+            return OutputAlloc::Format(channels_last_strides(shape));
         }
         if let Some(first) = inputs.first() {
             if inputs.iter().all(|l| l.is_non_overlapping_and_dense())
                 && inputs.iter().all(|l| l.strides() == first.strides())
             {
-                return first.strides().to_vec();
+                return OutputAlloc::Strided(first.strides().to_vec());
             }
         }
     }
@@ -80,16 +89,7 @@ pub fn elementwise_output_strides(shape: &[usize], inputs: &[&Layout]) -> Vec<us
             0
         })
     };
-    if perm.iter().enumerate().all(|(j, &d)| d == ndim - 1 - j) {
-        return contiguous_strides(shape);
-    }
-    let mut out = vec![0; ndim];
-    let mut next = 1usize;
-    for &d in &perm {
-        out[d] = next;
-        next = next.wrapping_mul(shape[d]);
-    }
-    out
+    perm_alloc(shape, &perm, itemsize)
 }
 
 /// torch's `result_type` for two tensors: dims-carrying tensors decide, unless a 0-d one is
@@ -185,11 +185,12 @@ pub fn broadcast_mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     // TensorIterator promotes inputs by converting them first; the copies' layouts then decide
     // the output's.
     let (a, b) = (&converted(a, dtype)?, &converted(b, dtype)?);
-    let strides = elementwise_output_strides(&shape, &[a.layout(), b.layout()]);
-    let out = alloc::empty_strided(&shape, &strides, dtype)?;
+    let layout = elementwise_output_alloc(&shape, &[a.layout(), b.layout()], dtype.itemsize());
+    let out = layout.allocate(&shape, dtype)?;
+    let strides = layout.strides();
     let a_pos = strided_positions(&shape, &broadcast_strides(a.layout(), &shape), a.offset());
     let b_pos = strided_positions(&shape, &broadcast_strides(b.layout(), &shape), b.offset());
-    let out_pos = strided_positions(&shape, &strides, 0);
+    let out_pos = strided_positions(&shape, strides, 0);
     // Read both operands before writing: the output is new memory, but an operand may be
     // viewed twice.
     let pairs = {

@@ -17,6 +17,18 @@ fn cpp_type_name(dtype: DType) -> &'static str {
     }
 }
 
+/// `addmm_impl_cpu_`'s first check, on its two matrices (`mm`, and `bmm` batch by batch).
+fn check_m1_m2_dtypes(m1: DType, m2: DType) -> Result<()> {
+    if m1 != m2 {
+        return Err(Error::runtime(format!(
+            "expected m1 and m2 to have the same dtype, but got: {} != {}",
+            cpp_type_name(m1),
+            cpp_type_name(m2)
+        )));
+    }
+    Ok(())
+}
+
 /// `NotImplementedError: "<kernel>" not implemented for 'Bool'`: no product kernel takes bool.
 fn reject_bool(kernel: &str, dtype: DType) -> Result<()> {
     if dtype == DType::Bool {
@@ -161,13 +173,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             sa[0], sa[1], sb[0], sb[1]
         )));
     }
-    if a.dtype() != b.dtype() {
-        return Err(Error::runtime(format!(
-            "expected m1 and m2 to have the same dtype, but got: {} != {}",
-            cpp_type_name(a.dtype()),
-            cpp_type_name(b.dtype())
-        )));
-    }
+    check_m1_m2_dtypes(a.dtype(), b.dtype())?;
     let shape = [a.shape()[0], b.shape()[1]];
     product_3d(
         &a.unsqueeze(0)?,
@@ -182,6 +188,13 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// are only compared when there is something to compute: a trivial product of mismatched
 /// dtypes succeeds.
 ///
+/// A non-trivial product takes one of torch's three CPU paths (`bmm_out_or_baddbmm_`), and
+/// each checks dtypes its own way ([`bmm_path`]): below 400 multiply-adds per matrix (`k *
+/// m * n`, batch not counted) the `bmm` kernel, from 400 on a batched gemm for a floating
+/// result when both operands' matrices are contiguous or transposed, else one
+/// `addmm_impl_cpu_` per batch entry. So bool fails as `"bmm"` below the threshold and as
+/// `"addmm_impl_cpu_"` from it on.
+///
 /// ```
 /// use bcast_engine::{linalg, DType, Tensor};
 /// let a = Tensor::zeros(&[0, 2, 3], DType::Float32).unwrap();
@@ -192,9 +205,19 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// assert_eq!(linalg::bmm(&c, &d).unwrap_err().message(), "expected scalar type Float but found Double");
 /// ```
 ///
+/// ```
+/// use bcast_engine::{linalg, DType, Tensor};
+/// let bools = |shape: &[usize]| Tensor::zeros(shape, DType::Bool).unwrap();
+/// // k * m * n = 21 * 19 * 1 = 399, in each of 2 batches
+/// let small = linalg::bmm(&bools(&[2, 19, 21]), &bools(&[2, 21, 1])).unwrap_err();
+/// assert_eq!(small.message(), "\"bmm\" not implemented for 'Bool'");
+/// let large = linalg::bmm(&bools(&[1, 20, 20]), &bools(&[1, 20, 1])).unwrap_err();
+/// assert_eq!(large.message(), "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+/// ```
+///
 /// # Errors
 /// Not two 3-d tensors; batch or inner sizes that differ; then, for a non-trivial product,
-/// `bool` in `a`, or dtypes that differ.
+/// `bool` or dtypes that differ, each with the message of the path torch takes.
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if a.ndim() != 3 {
         return Err(Error::runtime("batch1 must be a 3D tensor"));
@@ -211,15 +234,69 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let shape = [a.shape()[0], a.shape()[1], b.shape()[2]];
     crate::shape::numel_of(&shape)?;
-    product_3d(a, b, b.dtype(), &shape, || {
-        reject_bool("bmm", a.dtype())?;
-        if a.dtype() != b.dtype() {
-            return Err(Error::runtime(format!(
-                "expected scalar type {} but found {}",
-                a.dtype().scalar_type_name(),
-                b.dtype().scalar_type_name()
-            )));
+    product_3d(a, b, b.dtype(), &shape, || match bmm_path(a, b) {
+        // The kernel dispatches on `a`'s dtype, then reads the result (`b`'s dtype) as it.
+        BmmPath::Small => {
+            reject_bool("bmm", a.dtype())?;
+            check_scalar_type(a.dtype(), b.dtype())
         }
-        Ok(())
+        // The gemm dispatches on the result's dtype (`b`'s), then reads `a` as it.
+        BmmPath::Gemm => check_scalar_type(b.dtype(), a.dtype()),
+        BmmPath::PerBatch => {
+            check_m1_m2_dtypes(a.dtype(), b.dtype())?;
+            reject_bool("addmm_impl_cpu_", b.dtype())
+        }
     })
+}
+
+/// The path torch's CPU `bmm` takes for a non-trivial product (`bmm_out_or_baddbmm_`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BmmPath {
+    /// `k * m * n < 400` (in wrapping `int64`, batch not counted): the `bmm` kernel.
+    Small,
+    /// A floating result and both operands' matrices contiguous or transposed: a batched gemm
+    /// (torch's x86 builds have MKL; the result is new, so contiguous).
+    Gemm,
+    /// Otherwise one `addmm_impl_cpu_` per batch entry.
+    PerBatch,
+}
+
+/// Which [`BmmPath`] `a @ b` (3-d, non-trivial) takes.
+fn bmm_path(a: &Tensor, b: &Tensor) -> BmmPath {
+    let (m, k, n) = (
+        a.shape()[1] as i64,
+        a.shape()[2] as i64,
+        b.shape()[2] as i64,
+    );
+    if k.wrapping_mul(m).wrapping_mul(n) < 400 {
+        BmmPath::Small
+    } else if b.dtype().is_floating()
+        && matrices_contiguous_or_transposed(a)
+        && matrices_contiguous_or_transposed(b)
+    {
+        BmmPath::Gemm
+    } else {
+        BmmPath::PerBatch
+    }
+}
+
+/// torch's `batch_items_contiguous_or_transposed`: each matrix of a 3-d tensor is row-major or
+/// column-major (a size-1 dim's stride does not count), possibly with padded rows or columns.
+fn matrices_contiguous_or_transposed(t: &Tensor) -> bool {
+    let sizes = signed_sizes(t.shape());
+    let strides: Vec<i64> = t.strides().iter().map(|&s| s as i64).collect();
+    (strides[2] == 1 && (sizes[1] == 1 || strides[1] >= sizes[2]))
+        || (strides[1] == 1 && (sizes[2] == 1 || strides[2] >= sizes[1]))
+}
+
+/// A typed read of a tensor of dtype `found` as `expected` (torch's `data_ptr<T>` check).
+fn check_scalar_type(expected: DType, found: DType) -> Result<()> {
+    if expected != found {
+        return Err(Error::runtime(format!(
+            "expected scalar type {} but found {}",
+            expected.scalar_type_name(),
+            found.scalar_type_name()
+        )));
+    }
+    Ok(())
 }

@@ -101,7 +101,8 @@ pub fn pow_number_tensor(base: Scalar, exponent: &Tensor, out: Option<&Tensor>) 
                 Participant::number(base),
                 Participant::tensor(exponent.dtype(), exponent.ndim()),
             ]);
-            alloc::empty_strided(shape, &strides, dtype)?
+            // torch's meta function gives the output no strides: `empty`, row-major.
+            alloc::empty_in_format(shape, &strides, dtype)?
         }
     };
     let base_is_one = match base {

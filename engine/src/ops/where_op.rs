@@ -14,10 +14,12 @@
 use super::Operand;
 use crate::iter::{map_ternary, IterConfig, IterInput, IterSetup};
 use crate::result_type::result_type;
-use crate::{dispatch_dtype, DType, Error, Result, Tensor};
+use crate::{alloc, dispatch_dtype, DType, Error, Result, Tensor};
 
 /// `torch.where(condition, a, b, out=out)`. Returns a new tensor, or `out` (resized when its
-/// shape differed).
+/// shape differed). Without `out`, torch writes into a new empty tensor (`empty({0})`) that
+/// the iteration resizes, so the result is sized as a resized `out=` is (its numel is checked
+/// before its storage size).
 ///
 /// # Errors
 /// torch's, in its order: an `out` whose dtype is not the result dtype; a condition that is
@@ -49,9 +51,13 @@ pub fn r#where(
     }
     let a = IterInput::tensor(&a.as_tensor().to_dtype(dtype)?);
     let b = IterInput::tensor(&b.as_tensor().to_dtype(dtype)?);
+    let fresh = match out {
+        Some(_) => None,
+        None => Some(alloc::empty(&[0], dtype)?),
+    };
     let setup = IterSetup::new(
         IterConfig::default(),
-        out,
+        out.or(fresh.as_ref()),
         vec![IterInput::tensor(condition), a, b],
     )?;
     let iter = setup.finish(dtype)?;

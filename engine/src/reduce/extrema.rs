@@ -1,9 +1,9 @@
 //! `amax` and `amin`: the largest or smallest element, NaN winning; `bool` is any / all.
 
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use crate::shape::signed_sizes;
 use crate::shape::wrap_dim;
-use crate::shape::{nonnegative_sizes, signed_sizes};
-use crate::{dispatch_dtype, Element, Error, Result, Tensor};
+use crate::{alloc, dispatch_dtype, Element, Error, Result, Tensor};
 
 /// Picking the larger or smaller of two elements, with NaN propagating.
 pub(crate) trait Extremum: Element {
@@ -96,7 +96,8 @@ fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
     }
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
     let shape = reduced_shape(x.shape(), &mask, keepdim);
-    nonnegative_sizes(&signed_sizes(&shape))?;
+    // torch allocates the result (`empty`) before reducing; the engine checks the same.
+    alloc::check_empty(&signed_sizes(&shape), x.dtype())?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
     dispatch_dtype!(x.dtype(), T => {
         let values = plan.map_groups::<T, T>(x, |data, mut group| {

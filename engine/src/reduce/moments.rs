@@ -73,6 +73,8 @@ fn moment(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool, root: bool) 
     let mask = reduction_mask(dims, x.ndim(), DimCheck::OneByOne)?;
     let shape = reduced_shape(x.shape(), &mask, keepdim);
     numel_of(&shape)?;
+    // torch allocates the result before reducing: its storage size must fit.
+    crate::alloc::contiguous_nbytes(&crate::shape::signed_sizes(&shape), x.dtype().itemsize(), 0)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
     let divisor = (plan.group_len() as f64 - correction).max(0.0);
     let finish = |m2: f64| {

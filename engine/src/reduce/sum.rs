@@ -2,8 +2,8 @@
 //! before summing; `mean` only takes floating dtypes.
 
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
-use crate::shape::{nonnegative_sizes, signed_sizes};
-use crate::{dispatch_dtype, DType, Element, Error, Result, Tensor};
+use crate::shape::signed_sizes;
+use crate::{alloc, dispatch_dtype, DType, Element, Error, Result, Tensor};
 
 /// How a sum accumulates in the dtype of its result: floats in `f64` (rounded once at the
 /// end), `int64` with two's-complement wrap-around, `bool` as a logical or.
@@ -86,7 +86,8 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
     let out = dtype.unwrap_or_else(|| sum_dtype(x.dtype()));
     let shape = reduced_shape(x.shape(), &mask, keepdim);
-    nonnegative_sizes(&signed_sizes(&shape))?;
+    // torch allocates the result (`empty`) before reducing; the engine checks the same.
+    alloc::check_empty(&signed_sizes(&shape), out)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
     dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
         let values = plan.map_groups::<T, U>(x, |data, group| {
@@ -124,7 +125,7 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
     }
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
     let shape = reduced_shape(x.shape(), &mask, keepdim);
-    nonnegative_sizes(&signed_sizes(&shape))?;
+    alloc::check_empty(&signed_sizes(&shape), out)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
     let count = plan.group_len() as f64;
     dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {

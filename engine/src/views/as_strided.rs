@@ -2,6 +2,7 @@
 
 use crate::layout::check_in_bounds;
 use crate::shape::{format_sizes, numel};
+use crate::symint::{check_concrete, Wrapper};
 use crate::{Error, Layout, Result, Tensor};
 
 impl Tensor {
@@ -16,7 +17,8 @@ impl Tensor {
     /// ```
     ///
     /// # Errors
-    /// Mismatched lengths, negative strides or offset, overflow, or a view reaching past the
+    /// A size or stride below the `SymInt` range (checked first, by torch's wrapper),
+    /// mismatched lengths, negative strides or offset, overflow, or a view reaching past the
     /// end of the storage, each with torch's message.
     pub fn as_strided(
         &self,
@@ -24,6 +26,7 @@ impl Tensor {
         stride: &[i64],
         storage_offset: Option<i64>,
     ) -> Result<Tensor> {
+        check_concrete(Wrapper::AsStrided, &[size, stride])?;
         let offset = storage_offset.unwrap_or(self.offset() as i64);
         if size.len() != stride.len() {
             return Err(Error::runtime("mismatch in length of strides and shape"));

@@ -34,11 +34,11 @@ pub fn infer_dense_strides(shape: &[usize], strides: &[usize]) -> Vec<usize> {
         }
     });
     let mut out = vec![0; ndim];
-    let mut current = 1;
+    let mut current = 1usize;
     for &d in &perm {
         out[d] = current;
         if shape[d] > 1 {
-            current *= shape[d];
+            current = current.wrapping_mul(shape[d]);
         }
     }
     out
@@ -53,9 +53,10 @@ impl Tensor {
         self.contiguous_copy()
     }
 
-    /// A row-major copy, always new storage.
+    /// A row-major copy, always new storage (torch's `clone` in the contiguous format, which
+    /// allocates with `empty`).
     pub(crate) fn contiguous_copy(&self) -> Result<Tensor> {
-        let out = alloc::empty_strided(
+        let out = alloc::empty_in_format(
             self.shape(),
             &contiguous_strides(self.shape()),
             self.dtype(),
@@ -111,8 +112,10 @@ impl Tensor {
     /// `x.repeat(*repeats)`: tiles the tensor, always a copy (contrast `expand`).
     ///
     /// # Errors
-    /// Fewer repeats than dims, or a negative or overflowing result size.
+    /// A repeat below the `SymInt` range (checked first, by torch's wrapper), fewer repeats
+    /// than dims, or a negative or overflowing result size.
     pub fn repeat(&self, repeats: &[i64]) -> Result<Tensor> {
+        crate::symint::check_concrete(crate::symint::Wrapper::Repeat, &[repeats])?;
         if repeats.len() < self.ndim() {
             return Err(crate::Error::runtime(
                 "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",

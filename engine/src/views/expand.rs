@@ -1,6 +1,7 @@
 //! `expand`, `expand_as`, `broadcast_to` and `broadcast_tensors`: stride-0 views, no copy.
 
 use crate::shape::{broadcast_all, format_shape, format_sizes};
+use crate::symint::{check_concrete, Wrapper};
 use crate::{Error, Result, Tensor};
 
 impl Tensor {
@@ -17,9 +18,11 @@ impl Tensor {
     /// ```
     ///
     /// # Errors
-    /// Fewer sizes than dims, `-1` in a new leading dim, a size that differs from a
-    /// non-singleton existing size, or a numel that overflows, each with torch's message.
+    /// A size below the `SymInt` range (checked first, by torch's wrapper), fewer sizes than
+    /// dims, `-1` in a new leading dim, a size that differs from a non-singleton existing
+    /// size, or a numel that overflows, each with torch's message.
     pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
+        check_concrete(Wrapper::Expand, &[sizes])?;
         let tensor_dim = self.ndim();
         if sizes.len() < tensor_dim {
             return Err(Error::runtime(format!(

@@ -31,13 +31,15 @@ impl Tensor {
     /// exception class and message.
     pub fn index(&self, items: &[TensorIndex]) -> Result<Tensor> {
         // A lone slice takes Python's single-index path (`x[1:2]`, not `x[(1:2,)]`), which
-        // reaches ATen's slice directly.
+        // reaches ATen's slice directly, without the shortcut below for a slice that keeps a
+        // whole dim.
         if let [TensorIndex::Slice(start, stop, step)] = *items {
             let step = checked_step(step)?;
             if self.ndim() == 0 {
                 return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
             }
-            return self.slice(0, start, stop, step);
+            let (start, stop) = unpack_slice(start, stop);
+            return self.slice(0, Some(start), Some(stop), step);
         }
         // A lone int on a 0-d tensor: index 0 has its own message; any other index makes torch
         // read the size of a dim that does not exist, which it reports as 0 (README findings).
@@ -90,7 +92,14 @@ impl Tensor {
                 }
                 TensorIndex::Slice(start, stop, step) => {
                     let step = checked_step(step)?;
-                    result = result.slice(dim as i64, start, stop, step)?;
+                    let (start, stop) = unpack_slice(start, stop);
+                    // torch's `applySlice` keeps the tensor as it is for `0:stop` with
+                    // `stop >= size` and step 1 (which differs from slicing only for a negative
+                    // size beside a 0).
+                    let size = result.shape()[dim] as i64;
+                    if !(start == 0 && size <= stop && step == 1) {
+                        result = result.slice(dim as i64, Some(start), Some(stop), step)?;
+                    }
                     dim += 1;
                 }
                 TensorIndex::None => {
@@ -102,8 +111,21 @@ impl Tensor {
                 }
             }
         }
+        // Python's indexing returns an alias, never the indexed tensor itself (`x[...]`).
+        if result.is_same(self) {
+            result = result.with_layout(result.layout().clone());
+        }
         Ok(result)
     }
+}
+
+/// A slice's start and stop as torch's `__PySlice_Unpack` passes them on (for the positive
+/// step that [`checked_step`] leaves): an omitted start is 0, an omitted stop is
+/// `PY_SSIZE_T_MAX`, and a value below the `SymInt` range is raised to its minimum (torch warns
+/// `Truncating the start/stop/step of slice`; the engine does not model warnings).
+fn unpack_slice(start: Option<i64>, stop: Option<i64>) -> (i64, i64) {
+    let clip = |v: i64| v.max(crate::symint::MIN_REPRESENTABLE);
+    (start.map_or(0, clip), stop.map_or(i64::MAX, clip))
 }
 
 /// A slice's step as Python and torch accept it: 1 when omitted, never 0 or negative.

@@ -1,6 +1,7 @@
 //! `narrow` and `slice`: sub-ranges of one dim, as views.
 
-use crate::shape::wrap_dim;
+use crate::shape::{signed_sizes, wrap_dim};
+use crate::symint::check_int_array;
 use crate::{Error, Result, Tensor};
 
 impl Tensor {
@@ -40,11 +41,13 @@ impl Tensor {
                 "start ({start}) + length ({length}) exceeds dimension size ({size})."
             )));
         }
-        self.slice_dim(d, start as usize, length as usize, 1)
+        self.narrow_dim(d, start as usize, length as usize)
     }
 
     /// `torch.slice(x, dim, start, end, step)` (ATen's `slice`): `start` and `end` wrap once
-    /// and are clamped; `None` means the ends.
+    /// and are clamped; `None` means the ends. The result size is `(len + step - 1) / step` in
+    /// torch's wrapping `int64` arithmetic, so a step near `i64::MAX` gives 0 or even -1 (which
+    /// `as_strided` then refuses), and the stride is multiplied the same way.
     ///
     /// ```
     /// # use bcast_engine::Tensor;
@@ -52,7 +55,15 @@ impl Tensor {
     /// let s = x.slice(0, Some(1), None, 3).unwrap();
     /// assert_eq!((s.shape(), s.strides(), s.offset()), (&[3][..], &[3][..], 1));
     /// assert_eq!(s.to_vec::<i64>().unwrap(), vec![1, 4, 7]);
+    /// let huge = x.slice(0, None, None, i64::MAX).unwrap();
+    /// assert_eq!((huge.shape(), huge.strides()), (&[0][..], &[i64::MAX as usize][..]));
+    /// let err = x.slice(0, Some(6), None, i64::MAX).unwrap_err();
+    /// assert_eq!(err.message(), "Storage size calculation overflowed with sizes=[-1] and strides=[9223372036854775807]");
     /// ```
+    ///
+    /// # Errors
+    /// A result size or stride outside the `SymInt` range, then `as_strided`'s checks (a size
+    /// of -1 overflows the storage size calculation, a stride that wrapped negative is refused).
     pub fn slice(
         &self,
         dim: i64,
@@ -69,14 +80,13 @@ impl Tensor {
                 "slice step must be positive, got {step}"
             )));
         }
-        let size = self.shape()[d] as i64;
+        let mut sizes = signed_sizes(self.shape());
+        let mut strides: Vec<i64> = self.strides().iter().map(|&s| s as i64).collect();
+        let size = sizes[d];
         let mut start = start.unwrap_or(0);
         let mut end = end.unwrap_or(i64::MAX);
-        if start == i64::MAX {
-            start = 0;
-        }
-        // ATen's branches, kept as written: a negative size (beside a 0) must not reach
-        // `clamp`, and torch's arithmetic wraps where it overflows.
+        // ATen's branches, kept as written in int64: a negative size (beside a 0) goes through
+        // them unclamped, and torch's arithmetic wraps where it overflows.
         if start < 0 {
             start = start.wrapping_add(size);
         }
@@ -93,22 +103,22 @@ impl Tensor {
         } else if end >= size {
             end = size;
         }
-        let len = end.wrapping_sub(start).max(0) as usize;
-        let start = start.max(0);
-        self.slice_dim(
-            d,
-            start as usize,
-            len.div_ceil(step as usize),
-            step as usize,
-        )
+        let offset = (self.offset() as i64).wrapping_add(start.wrapping_mul(strides[d]));
+        let len = end.wrapping_sub(start);
+        // Rounded up as torch writes it; `step` is positive, so the division cannot overflow.
+        sizes[d] = len.wrapping_add(step).wrapping_sub(1) / step;
+        strides[d] = strides[d].wrapping_mul(step);
+        // `slice` hands plain int arrays to `as_strided`, converting them to `SymInt`s.
+        check_int_array(&sizes)?;
+        check_int_array(&strides)?;
+        self.as_strided(&sizes, &strides, Some(offset))
     }
 
-    fn slice_dim(&self, dim: usize, start: usize, len: usize, step: usize) -> Result<Tensor> {
+    /// `len` elements of `dim` from `start`, both already checked against its size.
+    fn narrow_dim(&self, dim: usize, start: usize, len: usize) -> Result<Tensor> {
         let mut shape = self.shape().to_vec();
-        let mut strides = self.strides().to_vec();
-        let offset = self.offset() + start * strides[dim];
+        let offset = self.offset() + start * self.strides()[dim];
         shape[dim] = len;
-        strides[dim] = strides[dim].saturating_mul(step);
-        self.restrided(shape, strides, offset)
+        self.restrided(shape, self.strides().to_vec(), offset)
     }
 }

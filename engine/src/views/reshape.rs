@@ -1,6 +1,7 @@
 //! `view` and `reshape`: a new shape over the same elements, as a view when strides allow.
 
 use crate::shape::format_sizes;
+use crate::symint::{check_concrete, Wrapper};
 use crate::{Error, Result, Tensor};
 
 /// Resolves one `-1` in a requested shape against `numel`, torch's `infer_size`.
@@ -114,9 +115,10 @@ impl Tensor {
     /// `x.view(*shape)`: the same elements in a new shape, always a view.
     ///
     /// # Errors
-    /// A shape with the wrong numel, or strides that no view can express (torch says to use
-    /// `reshape`).
+    /// A size below the `SymInt` range (checked first, by torch's wrapper), a shape with the
+    /// wrong numel, or strides that no view can express (torch says to use `reshape`).
     pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
+        check_concrete(Wrapper::View, &[shape])?;
         let new_shape = infer_view_size(shape, self.numel())?;
         let strides = compute_view_strides(self.shape(), self.strides(), &new_shape).ok_or_else(|| {
             Error::runtime(
@@ -126,7 +128,9 @@ impl Tensor {
         self.restrided(new_shape, strides, self.offset())
     }
 
-    /// `x.reshape(*shape)`: a view when one exists, else a contiguous copy.
+    /// `x.reshape(*shape)`: a view when one exists, else a contiguous copy. A contiguous
+    /// tensor is simply viewed, as torch's `reshape` does (so `view`'s checks and messages
+    /// apply to it).
     ///
     /// ```
     /// # use bcast_engine::Tensor;
@@ -136,6 +140,9 @@ impl Tensor {
     /// assert!(!t.reshape(&[6]).unwrap().shares_storage(&x));
     /// ```
     pub fn reshape(&self, shape: &[i64]) -> Result<Tensor> {
+        if self.is_contiguous() {
+            return self.view(shape);
+        }
         let new_shape = infer_view_size(shape, self.numel())?;
         match compute_view_strides(self.shape(), self.strides(), &new_shape) {
             Some(strides) => self.restrided(new_shape, strides, self.offset()),

@@ -50,35 +50,36 @@ const BINARY: [(&str, BinaryOp); 4] = [
     ("div", BinaryOp::Div),
 ];
 
-/// Every `fn` name [`parse_call`] maps; `inplace` says whether the in-place methods are in.
+/// The catalogue ops [`parse_call`] maps, by base name.
+const MAPPED: [&str; 5] = [
+    "expand",
+    "expand_as",
+    "broadcast_to",
+    "broadcast_tensors",
+    "sum",
+];
+
+/// Every `fn` name [`parse_call`] maps, from the [op catalogue](crate::ops)'s forms of the ops
+/// it knows; `inplace` says whether the in-place methods are in.
 ///
 /// ```
 /// use bcast_conformance::backend::foreign::call::mapped_ops;
 /// let ops = mapped_ops(true);
 /// assert!(ops.contains(&"torch.add".to_string()) && ops.contains(&"Tensor.mul_".to_string()));
+/// assert!(ops.contains(&"Tensor.div_".to_string()) && !ops.contains(&"torch.expand".to_string()));
 /// assert!(!mapped_ops(false).contains(&"Tensor.mul_".to_string()));
 /// ```
 pub fn mapped_ops(inplace: bool) -> Vec<String> {
-    let mut ops: Vec<String> = [
-        "Tensor.expand",
-        "Tensor.expand_as",
-        "Tensor.broadcast_to",
-        "torch.broadcast_to",
-        "torch.broadcast_tensors",
-        "torch.sum",
-        "Tensor.sum",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for (name, _) in BINARY {
-        ops.push(format!("torch.{name}"));
-        ops.push(format!("Tensor.{name}"));
-        if inplace {
-            ops.push(format!("Tensor.{name}_"));
-        }
-    }
-    ops
+    crate::ops::OPS
+        .iter()
+        .filter(|op| MAPPED.contains(&op.name) || BINARY.iter().any(|(b, _)| *b == op.name))
+        .flat_map(|op| {
+            op.forms
+                .iter()
+                .filter(|&&f| inplace || f != crate::ops::Form::InPlace)
+                .map(|&f| op.fn_name(f))
+        })
+        .collect()
 }
 
 fn unsupported<T>(case: &Case, what: &str) -> Result<T, BackendFailure> {

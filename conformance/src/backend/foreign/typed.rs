@@ -1,7 +1,7 @@
 //! A case's storages as typed element vectors, and results back in the schema's terms.
 
 use crate::backend::reference::sample_positions;
-use crate::backend::{BackendFailure, FailureKind};
+use crate::backend::BackendFailure;
 use crate::case::{storage_dtype, storage_values, Case, ErrorOutcome, Num, Outcome, TensorResult};
 use bcast_engine::DType;
 use std::collections::BTreeMap;
@@ -133,26 +133,4 @@ pub fn error_outcome(kind: &str, message: impl Into<String>) -> Outcome {
         kind: kind.to_string(),
         message: message.into(),
     })
-}
-
-/// Runs `f`, turning a panic into a failure of the case that quotes the panic message.
-pub fn catch_panics(
-    crate_name: &str,
-    f: impl FnOnce() -> Result<Outcome, BackendFailure>,
-) -> Result<Outcome, BackendFailure> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        Err(BackendFailure::new(
-            FailureKind::Panicked,
-            format!("{crate_name} panicked: {}", panic_message(payload.as_ref())),
-        ))
-    })
-}
-
-/// The message a panic carried.
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a panic without a message".to_string())
 }

@@ -1,5 +1,5 @@
 //! The reference engine as a [`Backend`]: builds the case's storages and views in the engine,
-//! interprets the call, and describes the outcome exactly as `scripts/lib/torch_exec.py` does
+//! interprets the call, and describes the outcome exactly as `python/bcast_suite/torch_exec.py` does
 //! for torch.
 
 mod args;
@@ -13,9 +13,11 @@ pub use args::{Args, CallError, TensorLookup, Value};
 pub use describe::{describe_value, sample_positions, MAX_FULL_VALUES};
 
 use super::{Backend, BackendFailure, Capabilities};
+use crate::case::NumScalar;
 use crate::case::{
     storage_dtype, storage_values, validate_case, Case, ErrorOutcome, OkOutcome, Outcome,
 };
+use crate::ops::{self, Family};
 use bcast_engine::{Buffer, Layout, Storage, Tensor};
 use std::collections::BTreeMap;
 
@@ -66,24 +68,30 @@ pub fn call_writes(case: &Case) -> bool {
 /// One op family's entry point: `None` when the name is not one of its ops.
 pub type Dispatch = fn(&str, &Args) -> Option<Result<Value, CallError>>;
 
-/// Interprets a call in the engine. Each op family tries the name in turn.
+/// Interprets a call in the engine: the [op catalogue](crate::ops) gives the op's family, and
+/// the family's module runs it.
 pub fn interpret(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
+    let name = &case.call.fn_;
+    let (op, _) = ops::lookup(name)
+        .ok_or_else(|| CallError::Unsupported(format!("{name} is not in the op catalogue")))?;
+    let dispatch: Dispatch = match op.family {
+        Family::Shapes | Family::Views | Family::Queries => views::dispatch,
+        Family::Unary
+        | Family::Binary
+        | Family::Compare
+        | Family::Logical
+        | Family::Where
+        | Family::Copy => elementwise::dispatch,
+        Family::Reduction => reduce::dispatch,
+        Family::Linalg | Family::Einsum => linalg::dispatch,
+    };
     let args = Args::new(&case.call, inputs);
-    let families: [Dispatch; 4] = [
-        views::dispatch,
-        elementwise::dispatch,
-        reduce::dispatch,
-        linalg::dispatch,
-    ];
-    for family in families {
-        if let Some(result) = family(&case.call.fn_, &args) {
-            return result;
-        }
-    }
-    Err(CallError::Unsupported(format!(
-        "the engine has no op {}",
-        case.call.fn_
-    )))
+    dispatch(name, &args).unwrap_or_else(|| {
+        Err(CallError::Unsupported(format!(
+            "the engine has no op {name} ({} family)",
+            op.family
+        )))
+    })
 }
 
 /// Runs a case in the engine and describes the outcome.
@@ -150,7 +158,7 @@ fn same_values(a: &[bcast_engine::Scalar], b: &[bcast_engine::Scalar]) -> bool {
         })
 }
 
-/// The reference engine backend: claims every op, dtype and level.
+/// The reference engine backend: claims every op of the catalogue, every dtype and level.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ReferenceBackend;
 
@@ -160,7 +168,10 @@ impl Backend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::everything()
+        Capabilities {
+            ops: Some(ops::all_fn_names().into_iter().collect()),
+            ..Capabilities::everything()
+        }
     }
 
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {

@@ -27,6 +27,8 @@ pub struct AdapterConfig {
     /// After this many starts in a row without a handshake, the runner stops trying and every
     /// later case fails at once.
     pub max_failed_starts: u32,
+    /// The longest line read from the adapter, in bytes; a longer one is garbage.
+    pub max_line_bytes: u64,
 }
 
 impl AdapterConfig {
@@ -54,6 +56,7 @@ impl AdapterConfig {
             case_timeout: Self::DEFAULT_CASE_TIMEOUT,
             handshake_timeout: Self::DEFAULT_HANDSHAKE_TIMEOUT,
             max_failed_starts: 3,
+            max_line_bytes: MAX_LINE_BYTES,
         })
     }
 }
@@ -126,7 +129,7 @@ impl SubprocessBackend {
     }
 
     fn start(&self) -> Result<(LineProcess, protocol::Hello), String> {
-        let mut process = LineProcess::spawn(&self.config.command)?;
+        let mut process = LineProcess::spawn(&self.config.command, self.config.max_line_bytes)?;
         let line = process.recv_line(self.config.handshake_timeout);
         let result = match line {
             Ok(line) => parse_hello(&line),

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The longest line the runner reads from an adapter (a longer one is garbage).
+/// The default longest line the runner reads from an adapter (a longer one is garbage).
 pub const MAX_LINE_BYTES: u64 = 256 << 20;
 /// How much of the adapter's stderr is kept for failure reports.
 const STDERR_TAIL_BYTES: usize = 2048;
@@ -55,8 +55,9 @@ pub struct LineProcess {
 }
 
 impl LineProcess {
-    /// Starts `argv` with piped stdin, stdout and stderr, in a session of its own.
-    pub fn spawn(argv: &[String]) -> Result<LineProcess, String> {
+    /// Starts `argv` with piped stdin, stdout and stderr, in a session of its own; lines of
+    /// its output longer than `max_line_bytes` are garbage.
+    pub fn spawn(argv: &[String], max_line_bytes: u64) -> Result<LineProcess, String> {
         let (program, args) = argv.split_first().ok_or("empty adapter command")?;
         let mut command = Command::new(program);
         command
@@ -92,7 +93,7 @@ impl LineProcess {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
                 _ => return Err("the adapter's pipes could not be opened".to_string()),
             };
-        thread::spawn(move || read_lines(stdout, line_tx));
+        thread::spawn(move || read_lines(stdout, line_tx, max_line_bytes));
         thread::spawn(move || write_lines(stdin, input_rx));
         thread::spawn(move || {
             drain_stderr(stderr, tail);
@@ -483,17 +484,17 @@ mod reaper {
     }
 }
 
-fn read_lines(stdout: impl Read, out: Sender<Event>) {
+fn read_lines(stdout: impl Read, out: Sender<Event>, max_line_bytes: u64) {
     let mut reader = BufReader::new(stdout);
     loop {
         let mut buf = Vec::new();
         let read = (&mut reader)
-            .take(MAX_LINE_BYTES)
+            .take(max_line_bytes)
             .read_until(b'\n', &mut buf);
         let event = match read {
             Ok(0) => Event::Closed("its output ended".to_string()),
-            Ok(_) if buf.last() != Some(&b'\n') && buf.len() as u64 >= MAX_LINE_BYTES => {
-                Event::Garbage(format!("a line longer than {MAX_LINE_BYTES} bytes"))
+            Ok(_) if buf.last() != Some(&b'\n') && buf.len() as u64 >= max_line_bytes => {
+                Event::Garbage(format!("a line longer than {max_line_bytes} bytes"))
             }
             Ok(_) => match String::from_utf8(buf) {
                 Ok(mut line) => {

@@ -1,5 +1,5 @@
 //! Describing tch results in the schema's terms (the twin of `describe` in
-//! `scripts/lib/torch_exec.py`).
+//! `python/bcast_suite/torch_exec.py`).
 
 use super::inputs::dtype_of;
 use super::{shim, TchInputs, TchValue};

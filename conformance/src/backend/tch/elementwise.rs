@@ -295,28 +295,6 @@ fn unary(name: &str) -> Option<Unary> {
     })
 }
 
-/// Every `fn` name of this family.
-pub fn ops() -> Vec<String> {
-    let mut names = Vec::new();
-    for n in BINARY.iter().chain(&UNARY) {
-        names.push(format!("torch.{n}"));
-        names.push(format!("Tensor.{n}"));
-        let in_place = match binary(n, None) {
-            Some(b) => b.tt_in.is_some(),
-            None => unary(n).is_some_and(|u| u.1.is_some()),
-        };
-        if in_place {
-            names.push(format!("Tensor.{n}_"));
-        }
-    }
-    names.extend(
-        ["torch.where", "Tensor.where", "Tensor.copy_"]
-            .iter()
-            .map(|s| s.to_string()),
-    );
-    names
-}
-
 /// How a name calls its op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Form {

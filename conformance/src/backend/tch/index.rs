@@ -7,11 +7,6 @@ use super::{unsupported, CallResult, TchArgs, TchCallError, TchValue};
 use crate::case::{ErrorOutcome, IndexItem};
 use tch::Tensor;
 
-/// Every `fn` name of this family.
-pub fn ops() -> Vec<String> {
-    vec!["getitem".to_string()]
-}
-
 /// Runs `getitem`; `None` for any other name.
 pub fn dispatch(name: &str, a: &TchArgs) -> Option<CallResult> {
     (name == "getitem").then(|| {

@@ -1,5 +1,5 @@
 //! A case's storages as 1-d tch tensors and its named views over them (`as_strided`), the
-//! twin of `build` in `scripts/lib/torch_exec.py`.
+//! twin of `build` in `python/bcast_suite/torch_exec.py`.
 
 use super::describe::tensor_values;
 use crate::backend::reference::TensorLookup;

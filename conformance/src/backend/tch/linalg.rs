@@ -9,8 +9,6 @@ type Product = (
     fn(&Tensor, &Tensor, &Tensor) -> Result<Tensor, TchError>,
 );
 
-const PRODUCTS: [&str; 5] = ["matmul", "mm", "bmm", "mv", "dot"];
-
 /// The plain and `(self, out, other)` forms of a product.
 fn product(name: &str) -> Option<Product> {
     Some(match name {
@@ -21,16 +19,6 @@ fn product(name: &str) -> Option<Product> {
         "dot" => (Tensor::f_dot, Tensor::f_dot_out),
         _ => return None,
     })
-}
-
-/// Every `fn` name of this family.
-pub fn ops() -> Vec<String> {
-    let mut names: Vec<String> = PRODUCTS
-        .iter()
-        .flat_map(|n| [format!("torch.{n}"), format!("Tensor.{n}")])
-        .collect();
-    names.push("torch.einsum".to_string());
-    names
 }
 
 /// Runs `name` if it is a product; `None` when it is not.

@@ -1,7 +1,7 @@
 //! libtorch, through tch, as a [`Backend`] (feature `torch`). It builds each case's storages
 //! as 1-d tensors and its views with `as_strided`, interprets the call with tch (one file per
 //! op family, each with a `dispatch(name, &TchArgs)` like the reference backend's), and
-//! describes the outcome exactly as `scripts/lib/torch_exec.py` does in Python.
+//! describes the outcome exactly as `python/bcast_suite/torch_exec.py` does in Python.
 //!
 //! # Building
 //!
@@ -58,7 +58,8 @@ pub use number::{Number, Operand};
 
 use super::reference::{call_writes, Args, CallError};
 use super::{Backend, BackendFailure, Capabilities, FailureKind};
-use crate::case::{Case, ErrorOutcome, Num, OkOutcome, Outcome};
+use crate::case::{Arg, Case, ErrorOutcome, Num, OkOutcome, Outcome};
+use crate::ops::{Family, Op};
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tch::{TchError, Tensor};
@@ -119,40 +120,71 @@ pub fn unsupported<T>(message: impl Into<String>) -> Result<T, TchCallError> {
     Err(TchCallError::Unsupported(message.into()))
 }
 
-const FAMILIES: [Dispatch; 5] = [
-    elementwise::dispatch,
-    reductions::dispatch,
-    linalg::dispatch,
-    views::dispatch,
-    index::dispatch,
-];
-
-/// Ops that exist only in Python; the backend does not claim them.
-pub const PYTHON_ONLY_OPS: [&str; 1] = ["torch.broadcast_shapes"];
-
-/// Every `fn` name the backend interprets.
+/// Every `fn` name the backend claims: the catalogue's, less the ops that exist only in
+/// Python (`torch.broadcast_shapes`).
 pub fn ops() -> BTreeSet<String> {
-    [
-        elementwise::ops(),
-        reductions::ops(),
-        linalg::ops(),
-        views::ops(),
-        index::ops(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect()
+    crate::ops::OPS
+        .iter()
+        .filter(|op| !op.python_only)
+        .flat_map(Op::fn_names)
+        .collect()
 }
 
-/// Interprets a call with tch.
+/// Interprets a call with tch: the [op catalogue](crate::ops) gives the family, the family's
+/// module runs it.
 pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
-    let args = Args::new(&case.call, inputs);
-    for family in FAMILIES {
-        if let Some(result) = family(&case.call.fn_, &args) {
-            return result;
-        }
+    let name = &case.call.fn_;
+    let Some((op, _)) = crate::ops::lookup(name).filter(|(op, _)| !op.python_only) else {
+        return unsupported(format!("tch backend has no op {name}"));
+    };
+    if passes_symbolic_sizes(case) {
+        return unsupported(format!(
+            "{name}: Python reads a size below -2**62 as a symbolic int, which the op refuses \
+             with its own message; libtorch's int64 API has no such path"
+        ));
     }
-    unsupported(format!("tch backend has no op {}", case.call.fn_))
+    let dispatch: Dispatch = match op.family {
+        Family::Views if op.name == "getitem" => index::dispatch,
+        Family::Views | Family::Queries | Family::Shapes => views::dispatch,
+        Family::Unary
+        | Family::Binary
+        | Family::Compare
+        | Family::Logical
+        | Family::Where
+        | Family::Copy => elementwise::dispatch,
+        Family::Reduction => reductions::dispatch,
+        Family::Linalg | Family::Einsum => linalg::dispatch,
+    };
+    let args = Args::new(&case.call, inputs);
+    dispatch(name, &args).unwrap_or_else(|| {
+        unsupported(format!(
+            "tch backend has no op {name} ({} family)",
+            op.family
+        ))
+    })
+}
+
+/// Whether the call passes a size or stride that Python's argument parser would read as a
+/// symbolic int (below [`bcast_engine::symint::MIN_REPRESENTABLE`]) to an op that takes sizes.
+fn passes_symbolic_sizes(case: &Case) -> bool {
+    let takes_sizes = matches!(
+        crate::ops::lookup(&case.call.fn_).map(|(op, _)| op.name),
+        Some("expand" | "broadcast_to" | "as_strided" | "view" | "reshape" | "repeat")
+    );
+    let symbolic = |v: &i64| !bcast_engine::symint::is_representable(*v);
+    takes_sizes
+        && case
+            .call
+            .args
+            .iter()
+            .chain(case.call.kwargs.values())
+            .any(|arg| match arg {
+                Arg::Int(v) => symbolic(v),
+                Arg::Ints(vs) | Arg::List(vs) | Arg::Tuple(vs) | Arg::Size(vs) => {
+                    vs.iter().any(symbolic)
+                }
+                _ => false,
+            })
 }
 
 /// Runs a case in libtorch and describes the outcome; a panic becomes a failure.
@@ -173,7 +205,7 @@ pub fn run_tch(case: &Case) -> Result<Outcome, BackendFailure> {
             FailureKind::Panicked,
             format!(
                 "tch panicked: {}",
-                crate::backend::foreign::typed::panic_message(panic.as_ref())
+                crate::runner::panic_message(panic.as_ref())
             ),
         )),
     }

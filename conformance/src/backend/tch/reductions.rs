@@ -10,16 +10,6 @@ use std::ffi::c_int;
 use tch::{Kind, Tensor};
 use torch_sys::IntListOption;
 
-const NAMES: [&str; 6] = ["sum", "mean", "amax", "amin", "var", "std"];
-
-/// Every `fn` name of this family.
-pub fn ops() -> Vec<String> {
-    NAMES
-        .iter()
-        .flat_map(|n| [format!("torch.{n}"), format!("Tensor.{n}")])
-        .collect()
-}
-
 /// Runs `name` if it is a reduction; `None` when it is not.
 pub fn dispatch(name: &str, a: &TchArgs) -> Option<CallResult> {
     let (method, base) = match name.split_once('.')? {

@@ -6,57 +6,12 @@ use super::{unsupported, CallResult, TchArgs, TchCallError, TchValue};
 use crate::case::Arg;
 use tch::Tensor;
 
-const NAMES: [&str; 28] = [
-    "torch.broadcast_tensors",
-    "Tensor.expand",
-    "Tensor.expand_as",
-    "torch.broadcast_to",
-    "Tensor.broadcast_to",
-    "torch.unsqueeze",
-    "Tensor.unsqueeze",
-    "torch.squeeze",
-    "Tensor.squeeze",
-    "torch.permute",
-    "Tensor.permute",
-    "torch.transpose",
-    "Tensor.transpose",
-    "torch.t",
-    "Tensor.t",
-    "torch.narrow",
-    "Tensor.narrow",
-    "torch.select",
-    "Tensor.select",
-    "torch.as_strided",
-    "Tensor.as_strided",
-    "Tensor.view",
-    "torch.reshape",
-    "Tensor.reshape",
-    "Tensor.contiguous",
-    "torch.clone",
-    "Tensor.clone",
-    "Tensor.repeat",
-];
-
-const QUERIES: [&str; 4] = ["torch.numel", "Tensor.numel", "Tensor.dim", "Tensor.size"];
-
-/// Every `fn` name of this family.
-pub fn ops() -> Vec<String> {
-    NAMES
-        .iter()
-        .chain(&QUERIES)
-        .map(|s| s.to_string())
-        .collect()
-}
-
 fn missing(name: &str) -> TchCallError {
     TchCallError::Unsupported(format!("{name}: missing argument"))
 }
 
-/// Runs `name` if it is a view op; `None` when it is not.
+/// Runs a view, copy or query op of the catalogue (the caller routes only those here).
 pub fn dispatch(name: &str, a: &TchArgs) -> Option<CallResult> {
-    if !NAMES.contains(&name) && !QUERIES.contains(&name) {
-        return None;
-    }
     Some(run(name, a))
 }
 

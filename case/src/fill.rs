@@ -2,12 +2,12 @@
 //! the golden vectors of `tests/data/fill_vectors.json` (`tests/fill_vectors.rs`, `python/tests`).
 
 use super::{Fill, FillKind, Num};
-use bcast_engine::DType;
+use crate::DType;
 
 /// One step of splitmix64: the next state and the output.
 ///
 /// ```
-/// # use bcast_conformance::case::splitmix64;
+/// # use bcast_case::splitmix64;
 /// let (state, out) = splitmix64(0);
 /// assert_eq!(state, 0x9E3779B97F4A7C15);
 /// assert_eq!(out, 0xE220A8397B1DCDAF);

@@ -2,7 +2,7 @@
 //! duplicate ids. A malformed file is an error naming the file and the problem, never a panic.
 
 use super::{fill_values, Case, Num, StorageSpec, SCHEMA_VERSION};
-use bcast_engine::DType;
+use crate::DType;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -14,15 +14,20 @@ use std::path::{Path, PathBuf};
 /// A case with the file it came from.
 #[derive(Debug, Clone)]
 pub struct LoadedCase {
+    /// The case.
     pub case: Case,
+    /// The file it was read from.
     pub file: PathBuf,
+    /// The torch version that labelled the file.
     pub torch_version: Option<String>,
 }
 
 /// Why fixtures could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
+    /// The file (or directory) that could not be loaded.
     pub path: PathBuf,
+    /// What is wrong with it, naming the case where one is at fault.
     pub message: String,
 }
 
@@ -190,6 +195,40 @@ pub fn storage_values(spec: &StorageSpec) -> Result<Vec<Num>, String> {
     Ok(values)
 }
 
+/// How many elements of its storage a view reaches: `offset + sum((size - 1) * stride) + 1`,
+/// or 0 for an empty view; an error when the dims and strides disagree or the sum overflows.
+///
+/// ```
+/// use bcast_case::required_len;
+/// assert_eq!(required_len(&[2, 3], &[3, 1], 1), Ok(7));
+/// assert_eq!(required_len(&[0, 3], &[3, 1], 5), Ok(0));
+/// assert!(required_len(&[2], &[1, 1], 0).is_err());
+/// assert!(required_len(&[usize::MAX, 2], &[2, 1], 0).is_err());
+/// ```
+pub fn required_len(shape: &[usize], strides: &[usize], offset: usize) -> Result<usize, String> {
+    if shape.len() != strides.len() {
+        return Err(format!(
+            "a view needs one stride per dim, got shape {shape:?} and strides {strides:?}"
+        ));
+    }
+    let overflow = || format!("the extent of shape {shape:?} strides {strides:?} overflows");
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .ok_or_else(overflow)?;
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    let mut last = offset;
+    for (&size, &stride) in shape.iter().zip(strides) {
+        last = (size - 1)
+            .checked_mul(stride)
+            .and_then(|reach| last.checked_add(reach))
+            .ok_or_else(overflow)?;
+    }
+    last.checked_add(1).ok_or_else(overflow)
+}
+
 /// The largest storage a fixture may declare, in elements.
 pub const MAX_FIXTURE_STORAGE: usize = 1 << 24;
 
@@ -215,9 +254,8 @@ pub fn validate_case(case: &Case) -> Result<(), String> {
         let len = *lens
             .get(t.storage.as_str())
             .ok_or_else(|| format!("tensor {name} views unknown storage {}", t.storage))?;
-        let layout = bcast_engine::Layout::new(t.shape.clone(), t.strides.clone(), t.offset)
-            .map_err(|e| format!("tensor {name}: {}", e.message()))?;
-        let needed = layout.required_storage_len().unwrap_or(usize::MAX);
+        let needed = required_len(&t.shape, &t.strides, t.offset)
+            .map_err(|m| format!("tensor {name}: {m}"))?;
         if needed > len {
             return Err(format!(
                 "tensor {name} needs {needed} elements but storage {} has {len}",

@@ -11,11 +11,15 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FixtureFile {
+    /// The schema version ([`SCHEMA_VERSION`]).
     pub schema: u32,
+    /// The torch version that labelled the cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub torch_version: Option<String>,
+    /// How the cases were made (a generator command, or a note).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<String>,
+    /// The cases.
     pub cases: Vec<Case>,
 }
 
@@ -23,20 +27,29 @@ pub struct FixtureFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Case {
+    /// A unique id (`family/seed/index`, `docs/002/L163-...`); failures name it.
     pub id: String,
+    /// Where the case comes from.
     #[serde(default)]
     pub source: Source,
+    /// Free-form tags for selection (`--tag`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// The flat storages, by name.
     #[serde(default)]
     pub storages: BTreeMap<String, StorageSpec>,
+    /// The named strided views of the storages that the call uses.
     #[serde(default)]
     pub tensors: BTreeMap<String, TensorSpec>,
+    /// The op and its arguments.
     pub call: Call,
+    /// What torch did; required in a fixture file (absent only in unlabelled cases).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Outcome>,
+    /// How close floating values must be; absent means equal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<Tolerance>,
+    /// What a seed document says about the case (document cases only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<DocClaim>,
 }
@@ -45,18 +58,25 @@ pub struct Case {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
+    /// The seed document it was extracted from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<String>,
+    /// The line of that document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// The generator family that drew it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<String>,
+    /// The generator seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The index of the case under that seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u64>,
+    /// What bug it keeps fixed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regression: Option<String>,
+    /// What found that bug (a fuzz target, an oracle, the differential).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_by: Option<String>,
 }
@@ -65,9 +85,12 @@ pub struct Source {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StorageSpec {
+    /// The dtype name (`float32`, ...).
     pub dtype: String,
+    /// Literal element values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<Num>>,
+    /// A deterministic fill recipe instead of literal values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fill: Option<Fill>,
 }
@@ -76,8 +99,11 @@ pub struct StorageSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fill {
+    /// The recipe.
     pub kind: FillKind,
+    /// How many elements.
     pub len: usize,
+    /// The seed of a `random` fill.
     #[serde(default)]
     pub seed: u64,
 }
@@ -86,7 +112,9 @@ pub struct Fill {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FillKind {
+    /// `0, 1, 2, ...` (bools alternate, starting `false`).
     Arange,
+    /// splitmix64 draws from `seed` (see `fixtures/README.md`).
     Random,
 }
 
@@ -94,9 +122,13 @@ pub enum FillKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TensorSpec {
+    /// The name of the storage it views.
     pub storage: String,
+    /// Its sizes.
     pub shape: Vec<usize>,
+    /// Its strides, in elements.
     pub strides: Vec<usize>,
+    /// Its storage offset, in elements.
     #[serde(default)]
     pub offset: usize,
 }
@@ -105,10 +137,13 @@ pub struct TensorSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Call {
+    /// The op, as the catalogue spells it (`torch.add`, `Tensor.add_`, `getitem`).
     #[serde(rename = "fn")]
     pub fn_: String,
+    /// Positional arguments.
     #[serde(default)]
     pub args: Vec<Arg>,
+    /// Keyword arguments.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kwargs: BTreeMap<String, Arg>,
 }
@@ -117,18 +152,31 @@ pub struct Call {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Arg {
+    /// A named tensor.
     Tensor(String),
+    /// A list of named tensors.
     Tensors(Vec<String>),
+    /// A Python int.
     Int(i64),
+    /// A Python float.
     Float(Num),
+    /// A Python bool.
     Bool(bool),
+    /// A list of ints, passed as separate arguments where Python allows it.
     Ints(Vec<i64>),
+    /// A Python list of ints.
     List(Vec<i64>),
+    /// A Python tuple of ints.
     Tuple(Vec<i64>),
+    /// A `torch.Size`.
     Size(Vec<i64>),
+    /// `None`.
     None(()),
+    /// A string (einsum equations).
     Str(String),
+    /// A torch dtype, by name.
     Dtype(String),
+    /// An index tuple (`getitem`).
     Index(Vec<IndexItem>),
 }
 
@@ -136,9 +184,13 @@ pub enum Arg {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IndexItem {
+    /// `start:stop:step`, `None` where omitted.
     Slice([Option<i64>; 3]),
+    /// An integer index.
     Int(i64),
+    /// `None` (a new dim).
     None(()),
+    /// `...`.
     Ellipsis(()),
 }
 
@@ -146,7 +198,9 @@ pub enum IndexItem {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
+    /// The call returned.
     Ok(OkOutcome),
+    /// The call raised.
     Error(ErrorOutcome),
 }
 
@@ -154,6 +208,7 @@ pub enum Outcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OkOutcome {
+    /// The value the call returned.
     pub result: ResultValue,
     /// Every storage's contents after the call; absent when nothing may change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -168,10 +223,15 @@ pub struct OkOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ResultValue {
+    /// One tensor.
     Tensor(TensorResult),
+    /// A list of tensors.
     Tensors(#[serde(deserialize_with = "super::results_vec")] Vec<TensorResult>),
+    /// A `torch.Size`.
     Size(#[serde(deserialize_with = "super::dims_vec")] Vec<i64>),
+    /// An int (`numel`, `dim`).
     Int(i64),
+    /// A bool.
     Bool(bool),
 }
 
@@ -182,14 +242,19 @@ pub struct TensorResult {
     /// Sizes as torch reports them (signed: torch can produce a negative size in an empty view).
     #[serde(deserialize_with = "super::dims_vec")]
     pub shape: Vec<i64>,
+    /// Its dtype name.
+    #[serde(deserialize_with = "super::bounded::clipped_string")]
     pub dtype: String,
+    /// Its strides, in elements.
     #[serde(deserialize_with = "super::dims_vec")]
     pub strides: Vec<usize>,
+    /// Its storage offset, in elements.
     #[serde(default)]
     pub offset: usize,
     /// The input storage this result views, or `None` for new memory.
     #[serde(default)]
     pub storage: Option<String>,
+    /// Its values in row-major order (up to 4096 elements; above, `samples`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<Num>>,
     /// `[flat_index, value]` pairs, for results too large to keep whole.
@@ -201,8 +266,11 @@ pub struct TensorResult {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorOutcome {
-    #[serde(rename = "type")]
+    /// The Python exception class (`RuntimeError`, ...).
+    #[serde(rename = "type", deserialize_with = "super::bounded::clipped_string")]
     pub kind: String,
+    /// `str(e)`, exactly.
+    #[serde(deserialize_with = "super::bounded::clipped_string")]
     pub message: String,
 }
 
@@ -210,7 +278,9 @@ pub struct ErrorOutcome {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
+    /// Relative tolerance.
     pub rtol: f64,
+    /// Absolute tolerance.
     pub atol: f64,
 }
 
@@ -218,9 +288,12 @@ pub struct Tolerance {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DocClaim {
+    /// The document's words.
     pub quote: String,
+    /// The line they are on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// What they claim, in the schema's terms.
     pub claim: Claim,
 }
 
@@ -228,17 +301,24 @@ pub struct DocClaim {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
+    /// Whether the document says the call works.
     pub outcome: ClaimOutcome,
+    /// The result shape it states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<Vec<usize>>,
+    /// The exception class it states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_type: Option<String>,
+    /// The message it states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// The values it states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<Num>>,
+    /// The strides it states.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strides: Option<Vec<usize>>,
+    /// Whether it says the result shares storage with an input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shares_storage: Option<bool>,
     /// A warning the document says the call emits, as `Category: message`.
@@ -250,7 +330,9 @@ pub struct Claim {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ClaimOutcome {
+    /// It works.
     #[default]
     Ok,
+    /// It raises.
     Error,
 }

@@ -13,6 +13,9 @@ use std::marker::PhantomData;
 pub const MAX_DIMS: usize = 1024;
 /// The most tensors one result may list.
 pub const MAX_RESULT_TENSORS: usize = 1 << 16;
+/// The most bytes of an outcome's text (an error message, its class, a dtype name) kept when
+/// decoding; a longer text is kept clipped, with its length noted, and so equals no torch text.
+pub const MAX_TEXT_BYTES: usize = 64 << 10;
 
 thread_local! {
     static ELEMENTS_LEFT: Cell<Option<usize>> = const { Cell::new(None) };
@@ -20,10 +23,10 @@ thread_local! {
 }
 
 /// Runs `decode` with at most `limit` element values allowed to be decoded on this thread;
-/// one more makes the decoding fail (see [`charge_element`]).
+/// one more makes the decoding fail (every [`Num`](crate::Num) decoded counts one).
 ///
 /// ```
-/// use bcast_conformance::case::{with_element_budget, Num};
+/// use bcast_case::{with_element_budget, Num};
 /// let small: Result<Vec<Num>, _> = with_element_budget(3, || serde_json::from_str("[1, 2, 3]"));
 /// assert!(small.is_ok());
 /// let big: Result<Vec<Num>, _> = with_element_budget(3, || serde_json::from_str("[1, 2, 3, 4]"));
@@ -105,4 +108,35 @@ where
     T: Deserialize<'de>,
 {
     bounded_vec::<D, T, MAX_RESULT_TENSORS>(d)
+}
+
+/// Deserializes a string, kept whole up to [`MAX_TEXT_BYTES`] and clipped beyond (see
+/// [`clip_to`](crate::quote::clip_to)), without holding a second copy of a long one.
+///
+/// ```
+/// use bcast_case::ErrorOutcome;
+/// let long = "x".repeat(1 << 20);
+/// let json = format!(r#"{{"type": "RuntimeError", "message": "{long}"}}"#);
+/// let e: ErrorOutcome = serde_json::from_str(&json).unwrap();
+/// assert!(e.message.len() < 70_000 && e.message.ends_with("(1048576 bytes in all)"));
+/// ```
+pub fn clipped_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    struct Clipped;
+    impl Visitor<'_> for Clipped {
+        type Value = String;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(crate::quote::clip_to(v, MAX_TEXT_BYTES))
+        }
+        fn visit_string<E: serde::de::Error>(self, v: String) -> Result<String, E> {
+            if v.len() <= MAX_TEXT_BYTES {
+                Ok(v)
+            } else {
+                Ok(crate::quote::clip_to(&v, MAX_TEXT_BYTES))
+            }
+        }
+    }
+    d.deserialize_str(Clipped)
 }

@@ -1,12 +1,12 @@
 //! One element value in JSON: a bool, an integer, a float, or `"nan"`, `"inf"`, `"-inf"`.
 
-use bcast_engine::{DType, Scalar};
+use crate::DType;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// An element value as fixtures write it.
 ///
 /// ```
-/// use bcast_conformance::case::Num;
+/// use bcast_case::Num;
 /// let v: Vec<Num> = serde_json::from_str(r#"[1, 2.5, "nan", true]"#).unwrap();
 /// assert_eq!(v[0], Num::Int(1));
 /// assert!(v[2].to_f64().is_nan());
@@ -14,32 +14,21 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Num {
+    /// A bool element.
     Bool(bool),
+    /// An integer element, exact (JSON integer).
     Int(i64),
+    /// A floating element (JSON number, or `"nan"`, `"inf"`, `"-inf"`).
     Float(f64),
 }
 
 impl Num {
-    /// The value as `f64`.
+    /// The value as `f64` (an int64 beyond 2^53 rounds; compare integers as integers).
     pub fn to_f64(self) -> f64 {
-        self.to_scalar().to_f64()
-    }
-
-    /// The value as a scalar.
-    pub fn to_scalar(self) -> Scalar {
         match self {
-            Num::Bool(b) => Scalar::Bool(b),
-            Num::Int(i) => Scalar::Int(i),
-            Num::Float(f) => Scalar::Float(f),
-        }
-    }
-
-    /// The JSON form of a scalar.
-    pub fn from_scalar(s: Scalar) -> Num {
-        match s {
-            Scalar::Bool(b) => Num::Bool(b),
-            Scalar::Int(i) => Num::Int(i),
-            Scalar::Float(f) => Num::Float(f),
+            Num::Bool(b) => f64::from(u8::from(b)),
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
         }
     }
 
@@ -71,7 +60,7 @@ impl Serialize for Num {
 
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Num, D::Error> {
-        super::bounded::charge_element()?;
+        crate::bounded::charge_element()?;
         #[derive(Deserialize)]
         #[serde(untagged)]
         enum Raw {

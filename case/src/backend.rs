@@ -1,0 +1,213 @@
+//! What an implementation under test provides: a [`Backend`] runs a case and reports the
+//! outcome in the schema's terms, and declares in its [`Capabilities`] which ops, dtypes and
+//! check levels it claims; a [`BackendFailure`] says why it produced no outcome.
+
+use crate::{Case, DType, Level, Outcome};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::fmt;
+
+/// What a backend claims to implement. Cases outside it are skipped, not failed: a case whose
+/// op or one of whose dtypes is not claimed is skipped whole; a level not claimed is not checked.
+///
+/// This is also the `capabilities` object of the subprocess protocol's handshake:
+///
+/// ```
+/// use bcast_case::{Capabilities, Level};
+/// let caps: Capabilities = serde_json::from_str(
+///     r#"{"ops": ["torch.add"], "dtypes": ["float32"], "levels": ["shapes", "values"]}"#,
+/// ).unwrap();
+/// assert!(caps.runs_op("torch.add") && !caps.runs_op("torch.sub"));
+/// assert!(caps.claims_dtype("float32") && !caps.claims_dtype("int64"));
+/// assert!(caps.levels.contains(&Level::Values));
+/// let typo = serde_json::from_str::<Capabilities>(
+///     r#"{"ops": null, "dtypes": ["float32"], "levels": ["shape"]}"#,
+/// );
+/// assert!(typo.unwrap_err().to_string().contains("capabilities.levels: unknown level \"shape\""));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CapabilitiesClaim")]
+pub struct Capabilities {
+    /// The `fn` names it runs (`torch.add`, `Tensor.expand`, ...); `None` (JSON `null`) means
+    /// every op. Required in JSON, so that no adapter claims every op by omission.
+    pub ops: Option<BTreeSet<String>>,
+    /// The dtypes it supports; a case touching another dtype is skipped.
+    pub dtypes: BTreeSet<String>,
+    /// The check levels it claims.
+    pub levels: BTreeSet<Level>,
+}
+
+/// The `capabilities` object as JSON gives it, before its names are checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CapabilitiesClaim {
+    #[serde(deserialize_with = "Option::deserialize")]
+    ops: Option<BTreeSet<String>>,
+    dtypes: Vec<String>,
+    levels: Vec<String>,
+}
+
+impl TryFrom<CapabilitiesClaim> for Capabilities {
+    type Error = String;
+
+    /// Refuses an unknown dtype or level name, naming the field: a claim the runner cannot
+    /// check must not silently narrow what it checks.
+    fn try_from(claim: CapabilitiesClaim) -> Result<Capabilities, String> {
+        let mut dtypes = BTreeSet::new();
+        for name in claim.dtypes {
+            if DType::from_name(&name).is_none() {
+                let known: Vec<&str> = DType::ALL.iter().map(|d| d.name()).collect();
+                return Err(format!(
+                    "capabilities.dtypes: unknown dtype {name:?} (dtypes: {})",
+                    known.join(", ")
+                ));
+            }
+            dtypes.insert(name);
+        }
+        let mut levels = BTreeSet::new();
+        for name in claim.levels {
+            let level = Level::from_name(&name).ok_or_else(|| {
+                let known: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                format!(
+                    "capabilities.levels: unknown level {name:?} (levels: {})",
+                    known.join(", ")
+                )
+            })?;
+            levels.insert(level);
+        }
+        Ok(Capabilities {
+            ops: claim.ops,
+            dtypes,
+            levels,
+        })
+    }
+}
+
+impl Capabilities {
+    /// Every op, dtype and level.
+    pub fn everything() -> Capabilities {
+        Capabilities {
+            ops: None,
+            dtypes: DType::ALL.iter().map(|d| d.name().to_string()).collect(),
+            levels: Level::ALL.into_iter().collect(),
+        }
+    }
+
+    /// Whether the backend runs this op.
+    pub fn runs_op(&self, fn_name: &str) -> bool {
+        self.ops.as_ref().is_none_or(|ops| ops.contains(fn_name))
+    }
+
+    /// Whether the backend supports this dtype.
+    pub fn claims_dtype(&self, dtype: &str) -> bool {
+        self.dtypes.contains(dtype)
+    }
+}
+
+/// What kind of backend failure happened; a caller branches on it (the runner stops a run
+/// after too many [`FailureKind::TimedOut`] in a row, the differential counts
+/// [`FailureKind::Unsupported`] apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// The backend cannot express this case at all (an op it lacks, a behaviour that exists
+    /// only in Python), as opposed to failing on it.
+    Unsupported,
+    /// It crashed or exited before answering.
+    Crashed,
+    /// It did not answer in time.
+    TimedOut,
+    /// It answered something that is not an outcome of this case.
+    BadAnswer,
+    /// It panicked (an in-process backend).
+    Panicked,
+    /// It could not build the case's inputs, or said it could not run the case.
+    BadInput,
+}
+
+impl FailureKind {
+    /// The kind's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::Unsupported => "unsupported",
+            FailureKind::Crashed => "crashed",
+            FailureKind::TimedOut => "timed out",
+            FailureKind::BadAnswer => "bad answer",
+            FailureKind::Panicked => "panicked",
+            FailureKind::BadInput => "bad input",
+        }
+    }
+}
+
+/// A backend failure that is not an outcome: it crashed, hung, or answered nonsense.
+///
+/// ```
+/// use bcast_case::{BackendFailure, FailureKind};
+/// let f = BackendFailure::new(FailureKind::TimedOut, "no answer within 5000 ms");
+/// assert_eq!(f.kind, FailureKind::TimedOut);
+/// assert_eq!(f.to_string(), "no answer within 5000 ms");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendFailure {
+    /// What kind of failure, for callers that branch on it.
+    pub kind: FailureKind,
+    /// What happened, for people.
+    pub message: String,
+}
+
+impl BackendFailure {
+    /// How the message of an [`unsupported`](BackendFailure::unsupported) failure begins.
+    pub const UNSUPPORTED: &'static str = "unsupported: ";
+
+    /// A failure of this kind.
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> BackendFailure {
+        BackendFailure {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// A [`FailureKind::BadInput`] failure: the case could not be built or run.
+    pub fn bad_input(message: impl Into<String>) -> BackendFailure {
+        BackendFailure::new(FailureKind::BadInput, message)
+    }
+
+    /// The backend cannot express this case at all (an op it lacks, a behaviour that exists
+    /// only in Python), as opposed to failing on it.
+    ///
+    /// ```
+    /// use bcast_case::BackendFailure;
+    /// let f = BackendFailure::unsupported("no op torch.frobnicate");
+    /// assert!(f.is_unsupported());
+    /// assert_eq!(f.to_string(), "unsupported: no op torch.frobnicate");
+    /// assert!(!BackendFailure::bad_input("crashed").is_unsupported());
+    /// ```
+    pub fn unsupported(reason: impl fmt::Display) -> BackendFailure {
+        BackendFailure::new(
+            FailureKind::Unsupported,
+            format!("{}{reason}", BackendFailure::UNSUPPORTED),
+        )
+    }
+
+    /// Whether this failure says the case cannot be expressed (see [`BackendFailure::unsupported`]).
+    pub fn is_unsupported(&self) -> bool {
+        self.kind == FailureKind::Unsupported
+    }
+}
+
+impl fmt::Display for BackendFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// An implementation under test.
+pub trait Backend {
+    /// A short name for reports.
+    fn name(&self) -> String;
+    /// What it claims.
+    fn capabilities(&self) -> Capabilities;
+    /// Runs one case (its `expect` is ignored) and reports what happened.
+    fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure>;
+}

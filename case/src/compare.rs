@@ -1,0 +1,411 @@
+//! Comparing an outcome with the expectation, level by level. Every difference becomes a
+//! [`Mismatch`] naming the level, the place, and both values.
+
+use crate::Level;
+use crate::{Case, Num, OkOutcome, Outcome, ResultValue, StorageSpec, TensorResult, Tolerance};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// One difference between expected and actual.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    /// The level whose check failed.
+    pub level: Level,
+    /// Where in the outcome (`result.values[3]`, `error message`, `storage s`).
+    pub place: String,
+    /// What torch gave there, as text.
+    pub expected: String,
+    /// What the backend gave there, as text (backend text clipped).
+    pub got: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[{}] {}: expected {}, got {}",
+            self.level, self.place, self.expected, self.got
+        )
+    }
+}
+
+struct Diff<'a> {
+    levels: &'a BTreeSet<Level>,
+    tolerance: Option<Tolerance>,
+    /// The case's input storages, whose dtypes say how storages written in place compare.
+    storages: Option<&'a BTreeMap<String, StorageSpec>>,
+    out: Vec<Mismatch>,
+}
+
+impl Diff<'_> {
+    fn check(&mut self, level: Level, place: &str, expected: String, got: String) {
+        if self.levels.contains(&level) && expected != got {
+            self.out.push(Mismatch {
+                level,
+                place: place.to_string(),
+                expected,
+                got,
+            });
+        }
+    }
+}
+
+/// Compares `got` with the case's expectation at the claimed `levels`.
+///
+/// ```
+/// use bcast_case::Level;
+/// use bcast_case::{ErrorOutcome, Outcome};
+/// use bcast_case::compare::compare_outcomes;
+/// let want = Outcome::Error(ErrorOutcome { kind: "RuntimeError".into(), message: "a".into() });
+/// let got = Outcome::Error(ErrorOutcome { kind: "RuntimeError".into(), message: "b".into() });
+/// let levels = [Level::Errors].into_iter().collect();
+/// assert!(compare_outcomes(&want, &got, None, &levels).is_empty());
+/// let levels = [Level::Messages].into_iter().collect();
+/// assert_eq!(compare_outcomes(&want, &got, None, &levels).len(), 1);
+/// ```
+pub fn compare_outcomes(
+    expected: &Outcome,
+    got: &Outcome,
+    tolerance: Option<Tolerance>,
+    levels: &BTreeSet<Level>,
+) -> Vec<Mismatch> {
+    compare_with(expected, got, tolerance, None, levels)
+}
+
+fn compare_with(
+    expected: &Outcome,
+    got: &Outcome,
+    tolerance: Option<Tolerance>,
+    storages: Option<&BTreeMap<String, StorageSpec>>,
+    levels: &BTreeSet<Level>,
+) -> Vec<Mismatch> {
+    let mut d = Diff {
+        levels,
+        tolerance,
+        storages,
+        out: Vec::new(),
+    };
+    match (expected, got) {
+        (Outcome::Error(e), Outcome::Error(g)) => {
+            d.check(Level::Errors, "error type", quote(&e.kind), quote(&g.kind));
+            d.check(
+                Level::Messages,
+                "error message",
+                quote(&e.message),
+                quote(&g.message),
+            );
+        }
+        (Outcome::Ok(e), Outcome::Ok(g)) => compare_ok(&mut d, e, g),
+        (e, g) => {
+            // One raised and the other did not: checked whatever the levels.
+            d.out.push(Mismatch {
+                level: Level::ALWAYS,
+                place: "outcome".to_string(),
+                expected: outcome_summary(e),
+                got: outcome_summary(g),
+            });
+        }
+    }
+    d.out
+}
+
+/// Compares a case's expectation with `got`, storages written in place by their dtypes. A
+/// case without expectation never agrees with anything.
+///
+/// ```
+/// use bcast_case::Level;
+/// use bcast_case::{Case, Outcome};
+/// use bcast_case::compare::compare_case;
+/// let case: Case = serde_json::from_str(r#"{"id": "c", "call": {"fn": "Tensor.numel"}}"#).unwrap();
+/// let got: Outcome = serde_json::from_str(r#"{"ok": {"result": {"int": 0}}}"#).unwrap();
+/// assert_eq!(compare_case(&case, &got, &[Level::Shapes].into()).len(), 1);
+/// ```
+pub fn compare_case(case: &Case, got: &Outcome, levels: &BTreeSet<Level>) -> Vec<Mismatch> {
+    match &case.expect {
+        Some(expected) => compare_with(expected, got, case.tolerance, Some(&case.storages), levels),
+        None => vec![Mismatch {
+            level: Level::ALWAYS,
+            place: "expect".to_string(),
+            expected: "an expectation in the case".to_string(),
+            got: "a case without `expect`, which nothing can pass".to_string(),
+        }],
+    }
+}
+
+/// How the elements of a dtype compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Elements {
+    /// Floating: numerically, within the case's tolerance.
+    Floating,
+    /// Integer or bool: exactly, and a float is never an integer.
+    Exact,
+    /// Unknown dtype: numerically, without tolerance.
+    Unknown,
+}
+
+impl Elements {
+    fn of(dtype: &str) -> Elements {
+        if dtype.starts_with("float") || dtype.starts_with("bfloat") || dtype.starts_with("complex")
+        {
+            Elements::Floating
+        } else if dtype == "bool" || dtype.starts_with("int") || dtype.starts_with("uint") {
+            Elements::Exact
+        } else {
+            Elements::Unknown
+        }
+    }
+}
+
+/// Backend text in a mismatch: clipped, then quoted.
+fn quote(s: &str) -> String {
+    format!("{:?}", crate::quote::clip_text(s))
+}
+
+fn outcome_summary(o: &Outcome) -> String {
+    match o {
+        Outcome::Ok(ok) => summary(&ok.result),
+        Outcome::Error(e) => format!(
+            "{}: {}",
+            crate::quote::clip_text(&e.kind),
+            quote(&e.message)
+        ),
+    }
+}
+
+fn summary(r: &ResultValue) -> String {
+    match r {
+        ResultValue::Tensor(t) => format!("a tensor of shape {:?}", t.shape),
+        ResultValue::Tensors(ts) => format!("{} tensors", ts.len()),
+        ResultValue::Size(s) => format!("torch.Size({s:?})"),
+        ResultValue::Int(i) => format!("{i}"),
+        ResultValue::Bool(b) => format!("{b}"),
+    }
+}
+
+fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
+    match (&e.result, &g.result) {
+        (ResultValue::Tensor(et), ResultValue::Tensor(gt)) => compare_tensor(d, "result", et, gt),
+        (ResultValue::Tensors(ets), ResultValue::Tensors(gts)) => {
+            d.check(
+                Level::Shapes,
+                "number of results",
+                ets.len().to_string(),
+                gts.len().to_string(),
+            );
+            for (i, (et, gt)) in ets.iter().zip(gts).enumerate() {
+                compare_tensor(d, &format!("result[{i}]"), et, gt);
+            }
+        }
+        (er, gr) => d.check(
+            Level::Shapes,
+            "result",
+            format!("{er:?}"),
+            format!("{gr:?}"),
+        ),
+    }
+    match (&e.storages, &g.storages) {
+        (Some(es), Some(gs)) => {
+            for (name, ev) in es {
+                match gs.get(name) {
+                    Some(gv) => {
+                        let elements = d
+                            .storages
+                            .and_then(|s| s.get(name))
+                            .map_or(Elements::Unknown, |spec| Elements::of(&spec.dtype));
+                        compare_values(
+                            d,
+                            Level::Inplace,
+                            &format!("storage {name}"),
+                            elements,
+                            ev,
+                            gv,
+                        )
+                    }
+                    None => d.check(
+                        Level::Inplace,
+                        &format!("storage {name}"),
+                        "its contents".into(),
+                        "nothing".into(),
+                    ),
+                }
+            }
+        }
+        (Some(_), None) => d.check(
+            Level::Inplace,
+            "storages",
+            "written".into(),
+            "not reported".into(),
+        ),
+        (None, Some(gs)) => {
+            let names: Vec<&String> = gs.keys().collect();
+            d.check(
+                Level::Inplace,
+                "storages",
+                "unchanged".into(),
+                format!("written: {names:?}"),
+            );
+        }
+        (None, None) => {}
+    }
+}
+
+fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult) {
+    d.check(
+        Level::Shapes,
+        &format!("{place}.shape"),
+        format!("{:?}", e.shape),
+        format!("{:?}", g.shape),
+    );
+    d.check(
+        Level::Dtypes,
+        &format!("{place}.dtype"),
+        crate::quote::clip_text(&e.dtype),
+        crate::quote::clip_text(&g.dtype),
+    );
+    d.check(
+        Level::Strides,
+        &format!("{place}.strides"),
+        format!("{:?}", e.strides),
+        format!("{:?}", g.strides),
+    );
+    d.check(
+        Level::Aliasing,
+        &format!("{place}.storage"),
+        format!("{:?}", e.storage),
+        format!("{:?}", g.storage),
+    );
+    if e.storage.is_some() && e.storage == g.storage {
+        d.check(
+            Level::Aliasing,
+            &format!("{place}.offset"),
+            e.offset.to_string(),
+            g.offset.to_string(),
+        );
+    }
+    if e.shape != g.shape {
+        return;
+    }
+    let elements = Elements::of(&e.dtype);
+    match (&e.values, &e.samples) {
+        (Some(ev), _) => match &g.values {
+            Some(gv) => compare_values(
+                d,
+                Level::Values,
+                &format!("{place}.values"),
+                elements,
+                ev,
+                gv,
+            ),
+            None => d.check(
+                Level::Values,
+                &format!("{place}.values"),
+                "all values".into(),
+                "samples".into(),
+            ),
+        },
+        (None, Some(es)) => {
+            let got_at = |i: usize| -> Option<Num> {
+                match (&g.values, &g.samples) {
+                    (Some(gv), _) => gv.get(i).copied(),
+                    (None, Some(gs)) => gs.iter().find(|(k, _)| *k == i).map(|(_, v)| *v),
+                    (None, None) => None,
+                }
+            };
+            let ev: Vec<Num> = es.iter().map(|(_, v)| *v).collect();
+            let gv: Vec<Num> = es
+                .iter()
+                .map(|(i, _)| got_at(*i).unwrap_or(Num::Float(f64::NAN)))
+                .collect();
+            compare_values(
+                d,
+                Level::Values,
+                &format!("{place}.samples"),
+                elements,
+                &ev,
+                &gv,
+            );
+        }
+        (None, None) => {}
+    }
+}
+
+/// Whether two elements agree: NaN equals NaN, `0.0` equals `-0.0`, and floats may differ
+/// within the tolerance.
+pub fn values_agree(e: Num, g: Num, tolerance: Option<Tolerance>) -> bool {
+    match (e, g) {
+        (Num::Bool(a), Num::Bool(b)) => a == b,
+        (Num::Int(a), Num::Int(b)) => a == b,
+        (Num::Bool(_), _) | (_, Num::Bool(_)) => false,
+        (a, b) => {
+            let (a, b) = (a.to_f64(), b.to_f64());
+            if a.is_nan() || b.is_nan() {
+                return a.is_nan() && b.is_nan();
+            }
+            if a == b {
+                return true;
+            }
+            match tolerance {
+                Some(t) if a.is_finite() && b.is_finite() => {
+                    (a - b).abs() <= t.atol + t.rtol * a.abs()
+                }
+                _ => false,
+            }
+        }
+    }
+}
+
+fn compare_values(
+    d: &mut Diff,
+    level: Level,
+    place: &str,
+    elements: Elements,
+    e: &[Num],
+    g: &[Num],
+) {
+    if e.len() != g.len() {
+        d.check(
+            level,
+            &format!("{place} length"),
+            e.len().to_string(),
+            g.len().to_string(),
+        );
+        return;
+    }
+    let tolerance = match elements {
+        Elements::Floating => d.tolerance,
+        Elements::Exact | Elements::Unknown => None,
+    };
+    let agree = |a: Num, b: Num| match (elements, a, b) {
+        // An integer is compared as an integer: no float stands for one, however close.
+        (Elements::Exact, Num::Int(_), Num::Float(_)) => false,
+        _ => values_agree(a, b, tolerance),
+    };
+    let bad: Vec<usize> = (0..e.len()).filter(|&i| !agree(e[i], g[i])).collect();
+    if let Some(&first) = bad.first() {
+        let detail = if bad.len() > 1 {
+            format!(" (and {} more)", bad.len() - 1)
+        } else {
+            String::new()
+        };
+        let got = match (elements, g[first]) {
+            (Elements::Exact, Num::Float(f)) => {
+                format!("{f:?}, a float where the dtype holds integers")
+            }
+            (_, other) => show(other),
+        };
+        d.check(
+            level,
+            &format!("{place}[{first}]{detail}"),
+            show(e[first]),
+            got,
+        );
+    }
+}
+
+fn show(n: Num) -> String {
+    match n {
+        Num::Bool(b) => b.to_string(),
+        Num::Int(i) => i.to_string(),
+        Num::Float(f) => format!("{f:?}"),
+    }
+}

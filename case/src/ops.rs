@@ -1,0 +1,295 @@
+//! The op catalogue: every op the suite's cases call, with its family, the forms in which the
+//! corpus spells it (`torch.add`, `Tensor.add`, `Tensor.add_`, `getitem`), its arguments and
+//! keywords as Python takes them, and whether it exists only in Python. Backends, generators,
+//! `bcast ops` and `OPS.md` read it; a test keeps it equal to what the fixtures call.
+//!
+//! ```
+//! use bcast_case::ops::{lookup, Family, Form};
+//! let (op, form) = lookup("Tensor.add_").unwrap();
+//! assert_eq!((op.name, op.family, form), ("add", Family::Binary, Form::InPlace));
+//! assert!(op.kwargs.contains(&"alpha"));
+//! assert!(lookup("torch.addd").is_none());
+//! assert!(lookup("torch.broadcast_shapes").unwrap().0.python_only);
+//! ```
+
+use std::fmt;
+
+/// What kind of op it is; a backend routes a call to its implementation by family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    /// Shape arithmetic without tensors (`broadcast_shapes`).
+    Shapes,
+    /// Views and copies of one tensor's geometry (`expand`, `permute`, `reshape`, `clone`, indexing).
+    Views,
+    /// Facts about a tensor (`numel`, `dim`, `size`).
+    Queries,
+    /// Element-wise ops of one tensor.
+    Unary,
+    /// Element-wise arithmetic of two operands that broadcast.
+    Binary,
+    /// Element-wise comparisons, to bool.
+    Compare,
+    /// Element-wise logical ops, to bool.
+    Logical,
+    /// `where(condition, x, y)`: three operands that broadcast.
+    Where,
+    /// `copy_`: a broadcasting, casting write into a tensor.
+    Copy,
+    /// Reductions over dims (`sum`, `mean`, `amax`, `var`, ...).
+    Reduction,
+    /// Matrix products (`matmul`, `mm`, `bmm`, `mv`, `dot`).
+    Linalg,
+    /// `einsum`, in equation and sublist forms.
+    Einsum,
+}
+
+impl Family {
+    /// Every family, in catalogue order.
+    pub const ALL: [Family; 12] = [
+        Family::Shapes,
+        Family::Views,
+        Family::Queries,
+        Family::Unary,
+        Family::Binary,
+        Family::Compare,
+        Family::Logical,
+        Family::Where,
+        Family::Copy,
+        Family::Reduction,
+        Family::Linalg,
+        Family::Einsum,
+    ];
+
+    /// The family's name in listings.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Shapes => "shapes",
+            Family::Views => "views",
+            Family::Queries => "queries",
+            Family::Unary => "unary",
+            Family::Binary => "binary",
+            Family::Compare => "compare",
+            Family::Logical => "logical",
+            Family::Where => "where",
+            Family::Copy => "copy",
+            Family::Reduction => "reduction",
+            Family::Linalg => "linalg",
+            Family::Einsum => "einsum",
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How a case's `fn` spells a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Form {
+    /// `torch.NAME(*args, **kwargs)`.
+    Function,
+    /// `args[0].NAME(*args[1:], **kwargs)`.
+    Method,
+    /// `args[0].NAME_(*args[1:], **kwargs)`: writes into `args[0]`.
+    InPlace,
+    /// `args[0][args[1]]`.
+    Getitem,
+}
+
+/// One op of the catalogue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    /// The base name (`add`; `getitem` for indexing).
+    pub name: &'static str,
+    /// Its family: which module of a backend runs it.
+    pub family: Family,
+    /// The forms the corpus calls it in.
+    pub forms: &'static [Form],
+    /// Its Python signature, as torch documents it, in the terms the cases use.
+    pub signature: &'static str,
+    /// The keywords cases pass it (`out` only with the function form).
+    pub kwargs: &'static [&'static str],
+    /// It exists only in Python: libtorch has no twin.
+    pub python_only: bool,
+}
+
+impl Op {
+    /// The `fn` name of one form (`torch.add`, `Tensor.add`, `Tensor.add_`, `getitem`).
+    ///
+    /// ```
+    /// use bcast_case::ops::{lookup, Form};
+    /// let add = lookup("torch.add").unwrap().0;
+    /// assert_eq!(add.fn_name(Form::InPlace), "Tensor.add_");
+    /// ```
+    pub fn fn_name(&self, form: Form) -> String {
+        match form {
+            Form::Function => format!("torch.{}", self.name),
+            Form::Method => format!("Tensor.{}", self.name),
+            Form::InPlace => format!("Tensor.{}_", self.name),
+            Form::Getitem => "getitem".to_string(),
+        }
+    }
+
+    /// Every `fn` name of this op, in its forms' order.
+    pub fn fn_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.forms.iter().map(|&f| self.fn_name(f))
+    }
+}
+
+const F: Form = Form::Function;
+const M: Form = Form::Method;
+const I: Form = Form::InPlace;
+const G: Form = Form::Getitem;
+
+macro_rules! op {
+    ($name:literal, $family:ident, [$($form:ident),*], $sig:literal, [$($kw:literal),*]) => {
+        op!($name, $family, [$($form),*], $sig, [$($kw),*], false)
+    };
+    ($name:literal, $family:ident, [$($form:ident),*], $sig:literal, [$($kw:literal),*], $py:literal) => {
+        Op {
+            name: $name,
+            family: Family::$family,
+            forms: &[$($form),*],
+            signature: $sig,
+            kwargs: &[$($kw),*],
+            python_only: $py,
+        }
+    };
+}
+
+/// Every op the cases call, by family.
+pub const OPS: &[Op] = &[
+    op!("broadcast_shapes", Shapes, [F], "(*shapes) -> Size: each shape an int, a tuple/list of ints or a Size", [], true),
+    op!("broadcast_tensors", Views, [F], "(*tensors) -> list of views", []),
+    op!("broadcast_to", Views, [F, M], "(input, size)", []),
+    op!("expand", Views, [M], "(self, *sizes); sizes as ints or one list, -1 keeps a dim", []),
+    op!("expand_as", Views, [M], "(self, other)", []),
+    op!("unsqueeze", Views, [M], "(self, dim)", []),
+    op!("squeeze", Views, [M], "(self, dim=None); dim an int or a tuple of ints", []),
+    op!("permute", Views, [M], "(self, *dims)", []),
+    op!("transpose", Views, [M], "(self, dim0, dim1)", []),
+    op!("t", Views, [M], "(self)", []),
+    op!("narrow", Views, [M], "(self, dim, start, length)", []),
+    op!("select", Views, [M], "(self, dim, index)", []),
+    op!("as_strided", Views, [M], "(self, size, stride, storage_offset=None)", []),
+    op!("view", Views, [M], "(self, *shape)", []),
+    op!("reshape", Views, [M], "(self, *shape)", []),
+    op!("getitem", Views, [G], "self[index]; index an int, slice, None, Ellipsis or a tuple of them", []),
+    op!("contiguous", Views, [M], "(self)", []),
+    op!("clone", Views, [F, M], "(input)", []),
+    op!("repeat", Views, [M], "(self, *repeats)", []),
+    op!("numel", Queries, [M], "(self) -> int", []),
+    op!("dim", Queries, [M], "(self) -> int", []),
+    op!("size", Queries, [M], "(self) -> Size", []),
+    op!("abs", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("neg", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("sign", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("floor", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("ceil", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("exp", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("log", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("sqrt", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("sin", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("cos", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("tanh", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("sigmoid", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("reciprocal", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("add", Binary, [F, M, I], "(input, other, *, alpha=1, out=None); input or other may be a Python number", ["alpha", "out"]),
+    op!("sub", Binary, [F, M, I], "(input, other, *, alpha=1, out=None); input or other may be a Python number", ["alpha", "out"]),
+    op!("mul", Binary, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("div", Binary, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("remainder", Binary, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("pow", Binary, [F, M, I], "(input, exponent, *, out=None); input may be a Python number", ["out"]),
+    op!("maximum", Binary, [F, M], "(input, other, *, out=None)", ["out"]),
+    op!("minimum", Binary, [F, M], "(input, other, *, out=None)", ["out"]),
+    op!("max", Binary, [F], "(input, other): two tensors, the element-wise maximum", []),
+    op!("eq", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("ne", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("lt", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("le", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("gt", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("ge", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("logical_not", Logical, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("logical_and", Logical, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("logical_or", Logical, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("logical_xor", Logical, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("where", Where, [F, M], "torch.where(condition, input, other, *, out=None); input.where(condition, other); input or other may be a Python number", ["out"]),
+    op!("copy", Copy, [I], "(self, src): src a tensor or a Python number", []),
+    op!("sum", Reduction, [F, M], "(input, dim=None, keepdim=False, *, dtype=None)", ["dim", "keepdim", "dtype"]),
+    op!("mean", Reduction, [F, M], "(input, dim=None, keepdim=False, *, dtype=None)", ["dim", "keepdim", "dtype"]),
+    op!("amax", Reduction, [F, M], "(input, dim=(), keepdim=False)", ["dim", "keepdim"]),
+    op!("amin", Reduction, [F, M], "(input, dim=(), keepdim=False)", ["dim", "keepdim"]),
+    op!("var", Reduction, [F, M], "(input, dim=None, unbiased=True, keepdim=False, *, correction=None); a bool second argument is unbiased", ["dim", "keepdim", "unbiased", "correction"]),
+    op!("std", Reduction, [F, M], "(input, dim=None, unbiased=True, keepdim=False, *, correction=None); a bool second argument is unbiased", ["dim", "keepdim", "unbiased", "correction"]),
+    op!("matmul", Linalg, [F, M], "(input, other)", []),
+    op!("mm", Linalg, [F, M], "(input, mat2)", []),
+    op!("bmm", Linalg, [F, M], "(input, mat2)", []),
+    op!("mv", Linalg, [F, M], "(input, vec)", []),
+    op!("dot", Linalg, [F, M], "(input, other)", []),
+    op!("einsum", Einsum, [F], "(equation, *operands) or (operand, sublist, ..., [sublist_out]); operands may be one list", []),
+];
+
+/// The op and form a `fn` name calls, if the catalogue has it.
+pub fn lookup(fn_name: &str) -> Option<(&'static Op, Form)> {
+    let (form, name) = if fn_name == "getitem" {
+        (Form::Getitem, "getitem")
+    } else if let Some(name) = fn_name.strip_prefix("torch.") {
+        (Form::Function, name)
+    } else {
+        let name = fn_name.strip_prefix("Tensor.")?;
+        match name.strip_suffix('_') {
+            Some(base) => (Form::InPlace, base),
+            None => (Form::Method, name),
+        }
+    };
+    OPS.iter()
+        .find(|op| op.name == name && op.forms.contains(&form))
+        .map(|op| (op, form))
+}
+
+/// Every `fn` name of the catalogue's ops of these families.
+///
+/// ```
+/// use bcast_case::ops::{fn_names, Family};
+/// let names = fn_names(&[Family::Queries]);
+/// assert_eq!(names, ["Tensor.numel", "Tensor.dim", "Tensor.size"]);
+/// ```
+pub fn fn_names(families: &[Family]) -> Vec<String> {
+    OPS.iter()
+        .filter(|op| families.contains(&op.family))
+        .flat_map(Op::fn_names)
+        .collect()
+}
+
+/// Every `fn` name of the catalogue.
+pub fn all_fn_names() -> Vec<String> {
+    fn_names(&Family::ALL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_fn_name_is_listed_once_and_looks_itself_up() {
+        let names = all_fn_names();
+        let unique: BTreeSet<&String> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "a name listed twice");
+        for name in &names {
+            let (op, form) = lookup(name).unwrap_or_else(|| panic!("{name} does not look up"));
+            assert_eq!(&op.fn_name(form), name);
+        }
+    }
+
+    #[test]
+    fn out_is_a_keyword_of_function_forms_only() {
+        for op in OPS {
+            if op.kwargs.contains(&"out") {
+                assert!(op.forms.contains(&Form::Function), "{}", op.name);
+            }
+        }
+    }
+}
