@@ -2,7 +2,8 @@
 //! outcome in the schema's terms, and declares in its [`Capabilities`] which ops, dtypes and
 //! check levels it claims; a [`BackendFailure`] says why it produced no outcome.
 
-use crate::{Case, DType, Level, Outcome};
+use crate::ops::{lookup, Family, Form};
+use crate::{Arg, Case, DType, Level, Outcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -35,6 +36,61 @@ pub struct Capabilities {
     pub dtypes: BTreeSet<String>,
     /// The check levels it claims.
     pub levels: BTreeSet<Level>,
+    /// Argument forms and inputs it cannot take; cases that need them are skipped.
+    #[serde(default, skip_serializing_if = "Declines::is_empty")]
+    pub declines: Declines,
+}
+
+/// What a backend declines although it claims the op: cases that need one of these are
+/// skipped with the reason, never failed. JSON: `"declines": {"forms": ["in_place"],
+/// "kwargs": ["out", "alpha"], "python_numbers": true, "strided_inputs": true}`, every field
+/// optional.
+///
+/// ```
+/// use bcast_case::{Capabilities, Case};
+/// let caps: Capabilities = serde_json::from_str(r#"{"ops": null, "dtypes": ["float32"],
+///     "levels": ["shapes"], "declines": {"kwargs": ["out"], "python_numbers": true}}"#).unwrap();
+/// let case: Case = serde_json::from_str(r#"{"id": "c", "storages": {"s": {"dtype": "float32",
+///     "values": [1.0]}}, "tensors": {"t": {"storage": "s", "shape": [1], "strides": [1]}},
+///     "call": {"fn": "torch.add", "args": [{"tensor": "t"}, {"int": 2}]}}"#).unwrap();
+/// assert_eq!(caps.declined(&case).unwrap(), "declines Python-number operands (argument 2)");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Declines {
+    /// Call forms it has no spelling for: `function` (`torch.X`), `method` (`Tensor.X`),
+    /// `in_place` (`Tensor.X_`), `getitem`.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub forms: BTreeSet<String>,
+    /// Keywords it does not take (`out`, `alpha`, `dtype`, `dim`, `keepdim`, ...).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub kwargs: BTreeSet<String>,
+    /// Python numbers standing for a tensor operand of an element-wise op (`torch.add(t, 2)`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub python_numbers: bool,
+    /// Input tensors that are not plain row-major views from the storage's start (transposed,
+    /// expanded, sliced or offset views).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strided_inputs: bool,
+}
+
+impl Declines {
+    /// The form names of `forms`.
+    pub const FORMS: [&'static str; 4] = ["function", "method", "in_place", "getitem"];
+
+    /// Whether it declines nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Declines::default()
+    }
+
+    fn form_name(form: Form) -> &'static str {
+        match form {
+            Form::Function => "function",
+            Form::Method => "method",
+            Form::InPlace => "in_place",
+            Form::Getitem => "getitem",
+        }
+    }
 }
 
 /// The `capabilities` object as JSON gives it, before its names are checked.
@@ -45,6 +101,8 @@ struct CapabilitiesClaim {
     ops: Option<BTreeSet<String>>,
     dtypes: Vec<String>,
     levels: Vec<String>,
+    #[serde(default)]
+    declines: Declines,
 }
 
 impl TryFrom<CapabilitiesClaim> for Capabilities {
@@ -75,10 +133,22 @@ impl TryFrom<CapabilitiesClaim> for Capabilities {
             })?;
             levels.insert(level);
         }
+        if let Some(form) = claim
+            .declines
+            .forms
+            .iter()
+            .find(|f| !Declines::FORMS.contains(&f.as_str()))
+        {
+            return Err(format!(
+                "capabilities.declines.forms: unknown form {form:?} (forms: {})",
+                Declines::FORMS.join(", ")
+            ));
+        }
         Ok(Capabilities {
             ops: claim.ops,
             dtypes,
             levels,
+            declines: claim.declines,
         })
     }
 }
@@ -90,7 +160,58 @@ impl Capabilities {
             ops: None,
             dtypes: DType::ALL.iter().map(|d| d.name().to_string()).collect(),
             levels: Level::ALL.into_iter().collect(),
+            declines: Declines::default(),
         }
+    }
+
+    /// Why the backend declines this case, if it does (see [`Declines`]).
+    pub fn declined(&self, case: &Case) -> Option<String> {
+        let d = &self.declines;
+        let call = &case.call;
+        let op = lookup(&call.fn_);
+        if let Some((_, form)) = op {
+            if d.forms.contains(Declines::form_name(form)) {
+                return Some(format!("declines the {} form", Declines::form_name(form)));
+            }
+        }
+        if let Some(kw) = call.kwargs.keys().find(|k| d.kwargs.contains(*k)) {
+            return Some(format!("declines the keyword {kw}="));
+        }
+        let elementwise = op.is_some_and(|(op, _)| {
+            matches!(
+                op.family,
+                Family::Unary
+                    | Family::Binary
+                    | Family::Compare
+                    | Family::Logical
+                    | Family::Where
+                    | Family::Copy
+            )
+        });
+        if d.python_numbers && elementwise {
+            let number = |a: &Arg| matches!(a, Arg::Int(_) | Arg::Float(_) | Arg::Bool(_));
+            if let Some(i) = call.args.iter().position(number) {
+                return Some(format!(
+                    "declines Python-number operands (argument {})",
+                    i + 1
+                ));
+            }
+        }
+        if d.strided_inputs {
+            let plain = |t: &crate::TensorSpec| {
+                let mut expected = 1;
+                let row_major = t.shape.iter().zip(&t.strides).rev().all(|(&n, &s)| {
+                    let ok = n <= 1 || s == expected;
+                    expected *= n.max(1);
+                    ok
+                });
+                t.offset == 0 && row_major
+            };
+            if let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain(t)) {
+                return Some(format!("declines strided inputs (tensor {name})"));
+            }
+        }
+        None
     }
 
     /// Whether the backend runs this op.

@@ -15,6 +15,7 @@
 //!             ops: Some(["Tensor.numel".to_string()].into()),
 //!             dtypes: ["float32".to_string()].into(),
 //!             levels: [Level::Shapes, Level::Values].into(),
+//!             declines: Default::default(),
 //!         }
 //!     }
 //!     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
@@ -47,7 +48,7 @@ pub mod quote;
 mod sampling;
 mod write;
 
-pub use backend::{Backend, BackendFailure, Capabilities, FailureKind};
+pub use backend::{Backend, BackendFailure, Capabilities, Declines, FailureKind};
 pub use bounded::{
     bounded_vec, clipped_string, dims_vec, results_vec, with_element_budget, MAX_DIMS,
     MAX_RESULT_TENSORS, MAX_TEXT_BYTES,

@@ -1,8 +1,8 @@
-//! Running cases through a backend and judging each one: [`run_case`] judges one case,
+//! Running cases through a backend and judging each one (reports read what it produces; it
+//! reads no report): [`run_case`] judges one case,
 //! [`suite`] runs a selection of cases with expected failures, [`select`] and [`xfail`] say
 //! which cases run and which are expected to fail.
 
-pub mod matrix;
 pub mod select;
 pub mod suite;
 pub mod xfail;
@@ -76,7 +76,7 @@ pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
             }
         }
     }
-    None
+    caps.declined(case)
 }
 
 /// The levels a run checks: those both claimed and wanted, and always [`Level::ALWAYS`].
@@ -121,10 +121,7 @@ pub fn run_guarded(backend: &mut dyn Backend, case: &Case) -> Result<Outcome, Ba
         |payload| {
             Err(BackendFailure::new(
                 FailureKind::Panicked,
-                format!(
-                    "the backend panicked: {}",
-                    panic_message(payload.as_ref())
-                ),
+                format!("the backend panicked: {}", panic_message(payload.as_ref())),
             ))
         },
     )

@@ -398,3 +398,72 @@ fn a_line_over_the_limit_is_garbage_and_the_limit_is_an_option() {
         text(&out)
     );
 }
+
+#[test]
+fn declined_forms_are_skipped_with_the_reason_never_failed() {
+    // The binary corpus: torch.add and friends with out=, alpha=, Python numbers, in place.
+    const BINARY: &str = "fixtures/torch/binary.json";
+    let cases = bcast_conformance::case::load_file(&repo().join(BINARY)).unwrap();
+    let declined = cases
+        .iter()
+        .filter(|c| {
+            let call = &c.case.call;
+            call.fn_.ends_with('_')
+                || call.kwargs.contains_key("out")
+                || call.kwargs.contains_key("alpha")
+                || call.args.iter().any(|a| {
+                    use bcast_conformance::case::Arg;
+                    matches!(a, Arg::Int(_) | Arg::Float(_) | Arg::Bool(_))
+                })
+        })
+        .count();
+    assert!(declined > 0 && declined < cases.len());
+    let declines = r#"{"forms": ["in_place"], "kwargs": ["out", "alpha"], "python_numbers": true}"#;
+    let out = bcast(&[
+        "run",
+        BINARY,
+        "-q",
+        "--backend",
+        &hostile("declines", declines),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (total, passed, failed, skipped) = counts(&out);
+    assert_eq!(
+        (total, passed, failed, skipped),
+        (cases.len(), 0, cases.len() - declined, declined),
+        "{}",
+        text(&out)
+    );
+    let out = bcast(&[
+        "run",
+        BINARY,
+        "--backend",
+        &hostile("declines", r#"{"forms": ["inplace"]}"#),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(r#"capabilities.declines.forms: unknown form "inplace""#),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn exclude_op_and_exclude_tag_leave_cases_out() {
+    let all = counts(&bcast(&["run", EXPAND, "-q"])).0;
+    let cases = bcast_conformance::case::load_file(&repo().join(EXPAND)).unwrap();
+    let expands = cases
+        .iter()
+        .filter(|c| c.case.call.fn_ == "Tensor.expand")
+        .count();
+    let out = bcast(&["run", EXPAND, "-q", "--exclude-op", "Tensor.expand"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(counts(&out).0, all - expands);
+    let tagged = cases
+        .iter()
+        .filter(|c| c.case.tags.iter().any(|t| t == "offset"))
+        .count();
+    let out = bcast(&["run", EXPAND, "-q", "--exclude-tag", "offset"]);
+    assert_eq!(counts(&out).0, all - tagged);
+    assert!(expands > 0 && tagged > 0);
+}

@@ -12,17 +12,24 @@ use std::fmt;
 /// An element type. The order is torch's promotion lattice for these four types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
+    /// `torch.bool`, as Rust `bool`.
     Bool,
+    /// `torch.int64`, as Rust `i64`.
     Int64,
+    /// `torch.float32`, as Rust `f32`.
     Float32,
+    /// `torch.float64`, as Rust `f64`.
     Float64,
 }
 
 /// Which of torch's type categories a dtype belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Category {
+    /// `bool`.
     Bool,
+    /// The integer dtypes (`int64`).
     Integral,
+    /// The floating-point dtypes (`float32`, `float64`).
     Floating,
 }
 

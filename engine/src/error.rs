@@ -10,12 +10,21 @@
 use std::fmt;
 
 /// The Python exception class torch raises for an error.
+///
+/// Non-exhaustive: a later version may raise another class, so a `match` outside the engine
+/// needs a `_` arm (or use [`ErrorKind::name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ErrorKind {
+    /// `RuntimeError`: torch's default (`TORCH_CHECK`).
     RuntimeError,
+    /// `ValueError`.
     ValueError,
+    /// `IndexError` (`TORCH_CHECK_INDEX`).
     IndexError,
+    /// `TypeError`.
     TypeError,
+    /// `NotImplementedError`: torch has no kernel for a dtype.
     NotImplementedError,
 }
 

@@ -3,8 +3,11 @@
 //! It reproduces what torch 2.13.0 does, to the byte and to the message: shape algebra
 //! ([`shape`]), strided views over shared storage ([`Tensor`], [`views`]), element-wise ops
 //! ([`ops`]) with torch's type promotion ([`result_type`]), overlap rules ([`overlap`]) and
-//! `out=` resizing ([`resize`]) on an iteration plan after TensorIterator ([`iter`]), and one
-//! error type ([`Error`]) carrying torch's Python exception class and exact message.
+//! `out=` resizing ([`resize`]) on an iteration plan after TensorIterator (set up in [`iter`],
+//! run by [`loops`]), reductions ([`reduce`]) and products ([`linalg`]), and one error type
+//! ([`Error`]) carrying torch's Python exception class and exact message. The global settings
+//! (threads, loop strategy, allocation limit) are in [`config`]. `engine/README.md` describes
+//! the crate as a library.
 //!
 //! ```
 //! use bcast_engine::{shape, Tensor};
@@ -17,15 +20,18 @@
 //! assert_eq!((sum.shape(), sum.dtype()), (&[4, 3][..], bcast_engine::DType::Float32));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod alloc;
+pub mod config;
 pub mod dtype;
 pub mod element;
 pub mod error;
 pub mod index_map;
 pub mod iter;
-pub mod kernels;
 pub mod layout;
 pub mod linalg;
+pub mod loops;
 pub mod memory;
 pub mod ops;
 pub mod overlap;
@@ -38,6 +44,18 @@ pub mod storage;
 pub mod symint;
 pub mod tensor;
 pub mod views;
+
+/// The old home of [`loops::copy_into`], which now lives with the other loops in [`loops`].
+/// Kept as a re-export so that `bcast_engine::kernels::copy_into` (used by the conformance
+/// oracles and the engine's tests) keeps working.
+pub mod kernels {
+    pub use crate::loops::copy_into;
+}
+
+/// The examples in `engine/README.md`, run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 
 pub use dtype::{Category, DType};
 pub use element::Element;

@@ -12,8 +12,11 @@ use std::fmt;
 /// A Python `bool`, `int` or `float`; also any element value of a tensor.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
+    /// A Python `bool`.
     Bool(bool),
+    /// A Python `int` (within `int64`).
     Int(i64),
+    /// A Python `float` (a double).
     Float(f64),
 }
 

@@ -8,28 +8,26 @@
 //! assert_eq!(s.len(), 3);
 //! ```
 
+use crate::config::allocation_limit;
 use crate::{dispatch_dtype, DType, Element, Error, Result, Scalar};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// The default for the largest storage the engine allocates, in elements.
-pub const DEFAULT_ALLOCATION_LIMIT: usize = 1 << 31;
-
-static ALLOCATION_LIMIT: AtomicUsize = AtomicUsize::new(DEFAULT_ALLOCATION_LIMIT);
-
-/// Sets the largest storage the engine allocates, in elements (fuzzers lower it). Larger
-/// requests are an error, never an abort: views of any size are free, only materialising them
-/// costs memory.
-pub fn set_allocation_limit(elements: usize) {
-    ALLOCATION_LIMIT.store(elements, Ordering::Relaxed);
-}
+/// The allocation limit, re-exported from its home [`crate::config`] so that the old paths
+/// `bcast_engine::storage::set_allocation_limit` (called by the fuzz targets) and
+/// `bcast_engine::storage::DEFAULT_ALLOCATION_LIMIT` keep working.
+pub use crate::config::{set_allocation_limit, DEFAULT_ALLOCATION_LIMIT};
 
 /// The elements of one storage, typed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Buffer {
+    /// `bool` elements.
     Bool(Vec<bool>),
+    /// `int64` elements.
     Int64(Vec<i64>),
+    /// `float32` elements.
     Float32(Vec<f32>),
+    /// `float64` elements.
     Float64(Vec<f64>),
 }
 
@@ -143,9 +141,10 @@ impl Buffer {
     }
 }
 
-/// Fails, as torch's allocator does, when `len` elements cannot be allocated.
-pub fn check_allocation(dtype: DType, len: usize) -> Result<()> {
-    if len > ALLOCATION_LIMIT.load(Ordering::Relaxed) {
+/// Fails, as torch's allocator does, when `len` elements cannot be allocated (more than
+/// [`allocation_limit`]).
+pub(crate) fn check_allocation(dtype: DType, len: usize) -> Result<()> {
+    if len > allocation_limit() {
         return Err(Error::out_of_memory(
             (len as u128) * dtype.itemsize() as u128,
         ));

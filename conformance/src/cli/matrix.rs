@@ -5,7 +5,11 @@ use crate::backend::registry::{available_implementations, default_python, Adapte
 use crate::case::load_paths;
 use crate::report::matrix::render_matrix;
 use crate::report::readme::write_section;
-use crate::runner::matrix::measure;
+use crate::backend::registry::Implementation;
+use crate::backend::Level;
+use crate::case::LoadedCase;
+use crate::report::matrix::MatrixRow;
+use crate::runner::suite::{run_suite, SuiteOptions};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -56,4 +60,25 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
     print!("{table}");
     eprintln!("wrote the matrix into {}", args.readme.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the cases through each implementation with every level wanted, calling `progress`
+/// with its name first; each row holds what it passed, level by level.
+pub fn measure(
+    implementations: Vec<Implementation>,
+    cases: &[LoadedCase],
+    mut progress: impl FnMut(&str),
+) -> Vec<MatrixRow> {
+    let options = SuiteOptions {
+        levels: Level::ALL.into_iter().collect(),
+        ..SuiteOptions::default()
+    };
+    implementations
+        .into_iter()
+        .map(|mut imp| {
+            progress(&imp.backend.name());
+            let result = run_suite(imp.backend.as_mut(), cases, &options, |_, _| {});
+            MatrixRow::measure(&imp.via, &result, cases)
+        })
+        .collect()
 }

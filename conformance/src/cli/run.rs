@@ -30,6 +30,12 @@ pub struct RunArgs {
     /// Only cases with this tag; repeatable.
     #[arg(long = "tag")]
     pub tags: Vec<String>,
+    /// Leave out cases of this op; repeatable.
+    #[arg(long = "exclude-op", value_name = "FN")]
+    pub exclude_ops: Vec<String>,
+    /// Leave out cases with this tag; repeatable.
+    #[arg(long = "exclude-tag", value_name = "TAG")]
+    pub exclude_tags: Vec<String>,
     /// Only cases whose id matches: a glob, or `re:REGEX`; repeatable.
     #[arg(long = "id", value_name = "PATTERN")]
     pub ids: Vec<String>,
@@ -95,6 +101,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let filter = CaseFilter {
         ops: args.ops,
         tags: args.tags,
+        exclude_ops: args.exclude_ops,
+        exclude_tags: args.exclude_tags,
         ids: args
             .ids
             .iter()

@@ -54,7 +54,8 @@ impl fmt::Display for IdPattern {
 }
 
 /// Which cases to run. Each non-empty list must match: the case's op is one of `ops`, it has
-/// one of `tags`, and its id matches one of `ids`.
+/// one of `tags`, and its id matches one of `ids`; and its op is none of `exclude_ops` and it
+/// has none of `exclude_tags`.
 ///
 /// ```
 /// use bcast_conformance::case::Case;
@@ -69,12 +70,22 @@ impl fmt::Display for IdPattern {
 /// assert!(filter.accepts(&case));
 /// filter.ops = vec!["torch.add".into()];
 /// assert!(!filter.accepts(&case));
+/// let mut filter = CaseFilter::default();
+/// filter.exclude_ops = vec!["Tensor.add_".into()];
+/// assert!(!filter.accepts(&case));
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct CaseFilter {
+    /// Only these ops (none: every op).
     pub ops: Vec<String>,
+    /// Only cases with one of these tags (none: every case).
     pub tags: Vec<String>,
+    /// Only cases whose id matches one of these (none: every case).
     pub ids: Vec<IdPattern>,
+    /// Never these ops.
+    pub exclude_ops: Vec<String>,
+    /// Never cases with one of these tags.
+    pub exclude_tags: Vec<String>,
 }
 
 impl CaseFilter {
@@ -83,5 +94,7 @@ impl CaseFilter {
         (self.ops.is_empty() || self.ops.contains(&case.call.fn_))
             && (self.tags.is_empty() || case.tags.iter().any(|t| self.tags.contains(t)))
             && (self.ids.is_empty() || self.ids.iter().any(|p| p.matches(&case.id)))
+            && !self.exclude_ops.contains(&case.call.fn_)
+            && !case.tags.iter().any(|t| self.exclude_tags.contains(t))
     }
 }

@@ -13,6 +13,8 @@ MODE:
 - huge-message MB: answers every case with an error whose message is MB megabytes.
 - huge-values MB: answers every case with a tensor whose values list is MB megabytes of `0,`.
 - marker PATH: creates PATH at start, then behaves as `claim ["shapes"]`.
+- declines DECLINES_JSON: claims every op and level with the `declines` object given, and
+  answers `{"int": 0}` (so every case it does not decline fails).
 """
 
 import json
@@ -30,9 +32,11 @@ def say(obj):
     sys.stdout.flush()
 
 
-def hello(ops=None, levels=LEVELS, dtypes=DTYPES):
-    say({"hello": {"name": "hostile-" + MODE, "protocol": 1,
-                   "capabilities": {"ops": ops, "dtypes": dtypes, "levels": levels}}})
+def hello(ops=None, levels=LEVELS, dtypes=DTYPES, declines=None):
+    capabilities = {"ops": ops, "dtypes": dtypes, "levels": levels}
+    if declines is not None:
+        capabilities["declines"] = declines
+    say({"hello": {"name": "hostile-" + MODE, "protocol": 1, "capabilities": capabilities}})
 
 
 def answer_zero(rid):
@@ -46,6 +50,8 @@ def main():
         hello(dtypes=json.loads(ARG))
     elif MODE == "claim-ops":
         hello(ops=json.loads(ARG))
+    elif MODE == "declines":
+        hello(declines=json.loads(ARG))
     elif MODE == "marker":
         open(ARG, "w").close()
         hello(levels=["shapes"])

@@ -1,5 +1,6 @@
 //! The runtime plan of an element-wise loop: operands' strides over the broadcast shape, dims
-//! ordered fastest first and coalesced, walked in two-dimensional blocks.
+//! ordered fastest first and coalesced, walked in two-dimensional blocks (by the loops in
+//! [`crate::loops`]).
 
 use super::{broadcast_strides, coalesce, reorder_dims};
 use crate::Layout;
@@ -13,9 +14,7 @@ use crate::Layout;
 /// let plan = Plan::new(&[2, 3], &[&out, &row]);
 /// assert_eq!(plan.shape(), &[3, 2]); // inner dim first; the broadcast dim cannot merge
 /// assert_eq!(plan.strides(1), &[1, 0]);
-/// let mut visited = 0;
-/// plan.for_each_block(|b| visited += b.len * b.rows);
-/// assert_eq!(visited, 6);
+/// assert_eq!(plan.numel(), 6);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -27,12 +26,17 @@ pub struct Plan {
 /// A two-dimensional block of a plan: `rows` rows of `len` elements. Operand `k` starts at
 /// storage index `offsets[k]`, moves `step[k]` per element and `row_step[k]` per row.
 #[derive(Debug, Clone, Copy)]
-pub struct Block<'a> {
-    pub offsets: &'a [usize],
-    pub len: usize,
-    pub rows: usize,
-    pub step: &'a [usize],
-    pub row_step: &'a [usize],
+pub(crate) struct Block<'a> {
+    /// Each operand's storage index at the block's first element.
+    pub(crate) offsets: &'a [usize],
+    /// Elements per row.
+    pub(crate) len: usize,
+    /// Rows.
+    pub(crate) rows: usize,
+    /// Each operand's move per element.
+    pub(crate) step: &'a [usize],
+    /// Each operand's move per row.
+    pub(crate) row_step: &'a [usize],
 }
 
 impl Plan {
@@ -130,7 +134,7 @@ impl Plan {
 
     /// Calls `f` on every block, in iteration order: dim 0 within a row, dim 1 across rows,
     /// the remaining dims odometer-style. Nothing is called for an empty shape.
-    pub fn for_each_block(&self, mut f: impl FnMut(&Block)) {
+    pub(crate) fn for_each_block(&self, mut f: impl FnMut(&Block)) {
         if self.shape.contains(&0) {
             return;
         }
@@ -226,6 +230,16 @@ mod tests {
         let transposed = plan(&[4096, 4096], &[t, c(&[4096, 4096])]);
         // The out= form: the output row-major, the transposed input far along the inner dim.
         assert_eq!(transposed.strides(1), &[4096, 1]);
+    }
+
+    #[test]
+    fn blocks_visit_every_element() {
+        let out = Layout::contiguous(&[2, 3]);
+        let row = Layout::contiguous(&[3]);
+        let plan = Plan::new(&[2, 3], &[&out, &row]);
+        let mut visited = 0;
+        plan.for_each_block(|b| visited += b.len * b.rows);
+        assert_eq!(visited, 6);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::{broadcast_strides, compute_shape, fast_setup, output_alloc, reorder_
 use crate::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
 use crate::result_type::{result_type, Participant};
 use crate::shape::format_shape;
-use crate::{alloc, kernels, resize, DType, Error, Layout, Result, Scalar, Tensor};
+use crate::{alloc, loops, resize, DType, Error, Layout, Result, Scalar, Tensor};
 
 /// What a call asks of the setup (the parts of torch's `TensorIteratorConfig` used here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -356,7 +356,7 @@ impl Iter {
     pub fn into_result(self) -> Result<Tensor> {
         match self.copy_back {
             Some(given) => {
-                kernels::copy_into(&given, &self.target)?;
+                loops::copy_into(&given, &self.target)?;
                 Ok(given)
             }
             None => Ok(self.target),

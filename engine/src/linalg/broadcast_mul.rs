@@ -8,7 +8,7 @@ use crate::reduce::strided_positions;
 use crate::shape::infer_size;
 use crate::views::infer_dense_strides;
 use crate::{
-    alloc, dispatch_dtype, kernels, Category, DType, Element, Error, Layout, Result, Scalar, Tensor,
+    alloc, dispatch_dtype, loops, Category, DType, Element, Error, Layout, Result, Scalar, Tensor,
 };
 
 /// The strides of the dims of `layout` broadcast to `shape` (0 for a stretched or missing dim).
@@ -132,7 +132,7 @@ fn converted(x: &Tensor, dtype: DType) -> Result<Tensor> {
         infer_dense_strides(x.shape(), x.strides())
     };
     let out = alloc::empty_strided(x.shape(), &strides, dtype)?;
-    kernels::copy_into(&out, x)?;
+    loops::copy_into(&out, x)?;
     Ok(out)
 }
 
@@ -168,18 +168,9 @@ impl Multiply for f64 {
 /// `torch.mul(a, b)`: broadcast, promote, multiply, into a new tensor laid out as
 /// [`elementwise_output_strides`] says.
 ///
-/// ```
-/// use bcast_engine::{linalg, DType, Tensor};
-/// let a = Tensor::from_vec(vec![1i64, 2, 3], &[3, 1]).unwrap();
-/// let b = Tensor::from_vec(vec![0.5f32, 2.0], &[1, 2]).unwrap();
-/// let c = linalg::broadcast_mul(&a, &b).unwrap();
-/// assert_eq!((c.shape(), c.dtype()), (&[3, 2][..], DType::Float32));
-/// assert_eq!(c.to_vec::<f32>().unwrap(), vec![0.5, 2.0, 1.0, 4.0, 1.5, 6.0]);
-/// ```
-///
 /// # Errors
 /// Shapes that do not broadcast.
-pub fn broadcast_mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+pub(crate) fn broadcast_mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let shape = infer_size(a.shape(), b.shape())?;
     let dtype = result_type(a, b);
     // TensorIterator promotes inputs by converting them first; the copies' layouts then decide
@@ -214,4 +205,22 @@ pub fn broadcast_mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Was the doctest of `broadcast_mul` while it was public.
+    #[test]
+    fn promotes_and_broadcasts() {
+        let a = Tensor::from_vec(vec![1i64, 2, 3], &[3, 1]).unwrap();
+        let b = Tensor::from_vec(vec![0.5f32, 2.0], &[1, 2]).unwrap();
+        let c = broadcast_mul(&a, &b).unwrap();
+        assert_eq!((c.shape(), c.dtype()), (&[3, 2][..], DType::Float32));
+        assert_eq!(
+            c.to_vec::<f32>().unwrap(),
+            vec![0.5, 2.0, 1.0, 4.0, 1.5, 6.0]
+        );
+    }
 }

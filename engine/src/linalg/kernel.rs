@@ -65,17 +65,10 @@ impl ProductElement for f64 {
 /// The batched product of two 3-d tensors `(B, n, k)` and `(B, k, p)` of one dtype: a new
 /// contiguous `(B, n, p)` tensor. No torch checks: callers make them.
 ///
-/// ```
-/// use bcast_engine::{linalg::batched_product, Tensor};
-/// let a = Tensor::from_vec(vec![1i64, 2, 3, 4], &[1, 2, 2]).unwrap();
-/// let i = Tensor::from_vec(vec![0i64, 1, 1, 0], &[1, 2, 2]).unwrap();
-/// assert_eq!(batched_product(&a, &i).unwrap().to_vec::<i64>().unwrap(), vec![2, 1, 4, 3]);
-/// ```
-///
 /// # Errors
 /// When the operands are not 3-d with matching batch and inner sizes, or differ in dtype, or
 /// the product needs more than [`crate::reduce::MAX_WORK`] multiply-adds.
-pub fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+pub(crate) fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (sa, sb) = (a.shape(), b.shape());
     if sa.len() != 3 || sb.len() != 3 || sa[0] != sb[0] || sa[2] != sb[1] || a.dtype() != b.dtype()
     {
@@ -117,4 +110,20 @@ fn product_typed<T: ProductElement>(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         }
     }
     Tensor::from_vec(out, &[batch, n, p])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Was the doctest of `batched_product` while it was public.
+    #[test]
+    fn multiplies_by_a_permutation() {
+        let a = Tensor::from_vec(vec![1i64, 2, 3, 4], &[1, 2, 2]).unwrap();
+        let i = Tensor::from_vec(vec![0i64, 1, 1, 0], &[1, 2, 2]).unwrap();
+        assert_eq!(
+            batched_product(&a, &i).unwrap().to_vec::<i64>().unwrap(),
+            vec![2, 1, 4, 3]
+        );
+    }
 }

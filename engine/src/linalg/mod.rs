@@ -21,10 +21,8 @@ mod kernel;
 mod matmul;
 mod products;
 
-pub use broadcast_mul::{broadcast_mul, elementwise_output_strides};
+pub use broadcast_mul::elementwise_output_strides;
 pub use diagonal::{diagonal, movedim};
-pub use einsum::parse as einsum_parse;
 pub use einsum::{einsum, einsum_sublist_equation};
-pub use kernel::batched_product;
 pub use matmul::matmul;
 pub use products::{bmm, dot, mm, mv};

@@ -189,7 +189,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// dtypes succeeds.
 ///
 /// A non-trivial product takes one of torch's three CPU paths (`bmm_out_or_baddbmm_`), and
-/// each checks dtypes its own way ([`bmm_path`]): below 400 multiply-adds per matrix (`k *
+/// each checks dtypes its own way (`bmm_path`): below 400 multiply-adds per matrix (`k *
 /// m * n`, batch not counted) the `bmm` kernel, from 400 on a batched gemm for a floating
 /// result when both operands' matrices are contiguous or transposed, else one
 /// `addmm_impl_cpu_` per batch entry. So bool fails as `"bmm"` below the threshold and as

@@ -17,7 +17,8 @@ use super::integer;
 use super::pow::{pow_number_tensor, pow_tensor_number};
 use super::real::{self, Real};
 use super::{not_implemented, Operand};
-use crate::iter::{map_binary, Iter, IterConfig, IterInput, IterSetup};
+use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
+use crate::loops::map_binary;
 use crate::result_type::is_integral_or_bool;
 use crate::{DType, Element, Error, Result, Scalar, Tensor};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,13 +26,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A two-input arithmetic op. `Add` and `Sub` carry torch's `alpha` (`a + alpha * b`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BinaryOp {
+    /// `torch.add(a, b, alpha=alpha)`: `a + alpha * b`.
     Add(Scalar),
+    /// `torch.sub(a, b, alpha=alpha)`: `a - alpha * b`.
     Sub(Scalar),
+    /// `torch.mul`.
     Mul,
+    /// `torch.div` (true division).
     Div,
+    /// `torch.pow`.
     Pow,
+    /// `torch.maximum`.
     Maximum,
+    /// `torch.minimum`.
     Minimum,
+    /// `torch.remainder` (the result takes the divisor's sign).
     Remainder,
 }
 

@@ -12,20 +12,30 @@
 //! ```
 
 use super::Operand;
-use crate::iter::{map_binary, IterConfig, IterSetup};
+use crate::iter::{IterConfig, IterSetup};
+use crate::loops::map_binary;
 use crate::{dispatch_dtype, DType, Element, Result, Tensor};
 
 /// A comparison or logical binary op: a predicate of two elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CompareOp {
+    /// `torch.eq`: `a == b`.
     Eq,
+    /// `torch.ne`: `a != b`.
     Ne,
+    /// `torch.lt`: `a < b`.
     Lt,
+    /// `torch.le`: `a <= b`.
     Le,
+    /// `torch.gt`: `a > b`.
     Gt,
+    /// `torch.ge`: `a >= b`.
     Ge,
+    /// `torch.logical_and`.
     LogicalAnd,
+    /// `torch.logical_or`.
     LogicalOr,
+    /// `torch.logical_xor`.
     LogicalXor,
 }
 

@@ -9,7 +9,7 @@
 
 use super::Operand;
 use crate::iter::{IterConfig, IterSetup};
-use crate::{kernels, Result, Tensor};
+use crate::{loops, Result, Tensor};
 
 /// `dst.copy_(src)`: `src` broadcast to `dst`'s shape and converted to its dtype. Returns
 /// `dst`.
@@ -35,7 +35,7 @@ pub fn copy_(dst: &Tensor, src: impl Into<Operand>) -> Result<Tensor> {
     };
     let iter = IterSetup::new(config, Some(dst), vec![src])?.finish(dst.dtype())?;
     if iter.numel() > 0 {
-        kernels::copy_into(iter.output(), iter.inputs()[0].as_tensor())?;
+        loops::copy_into(iter.output(), iter.inputs()[0].as_tensor())?;
     }
     iter.into_result()
 }

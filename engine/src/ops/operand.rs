@@ -13,7 +13,9 @@ use crate::{DType, Scalar, Tensor};
 /// ```
 #[derive(Debug, Clone)]
 pub enum Operand {
+    /// A tensor.
     Tensor(Tensor),
+    /// A Python number.
     Number(Scalar),
 }
 

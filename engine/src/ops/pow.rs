@@ -6,10 +6,11 @@ use super::binary::binary_inputs;
 use super::integer;
 use super::real::{self, Real};
 use super::{not_implemented, BinaryOp};
-use crate::iter::{map_unary, IterConfig, IterInput, IterSetup};
+use crate::iter::{IterConfig, IterInput, IterSetup};
 use crate::layout::contiguous_strides;
+use crate::loops::map_unary;
 use crate::result_type::{is_integral_or_bool, result_type, Participant};
-use crate::{alloc, kernels, resize, DType, Error, Result, Scalar, Tensor};
+use crate::{alloc, loops, resize, DType, Error, Result, Scalar, Tensor};
 
 fn is_zero(s: Scalar) -> bool {
     match s {
@@ -30,7 +31,7 @@ fn is_one(s: Scalar) -> bool {
 /// Fills every element of `t` with `value`. Like torch's `fill_`, it checks no overlap
 /// (filling is idempotent): `torch.pow(1, e, out=t)` fills even an expanded `t`.
 fn fill(t: &Tensor, value: Scalar) -> Result<()> {
-    kernels::copy_into(t, &Tensor::scalar_tensor(value, t.dtype()))
+    loops::copy_into(t, &Tensor::scalar_tensor(value, t.dtype()))
 }
 
 /// `torch.pow(base, exponent)` with a Python number exponent.

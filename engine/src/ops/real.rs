@@ -15,19 +15,33 @@ pub trait Real:
     + Rem<Output = Self>
     + Neg<Output = Self>
 {
+    /// `0.0`.
     const ZERO: Self;
+    /// `1.0`.
     const ONE: Self;
+    /// A quiet NaN.
     const NAN: Self;
+    /// Whether the value is NaN.
     fn is_nan(self) -> bool;
+    /// `e^x`.
     fn exp(self) -> Self;
+    /// The natural logarithm.
     fn ln(self) -> Self;
+    /// The square root.
     fn sqrt(self) -> Self;
+    /// The sine.
     fn sin(self) -> Self;
+    /// The cosine.
     fn cos(self) -> Self;
+    /// The hyperbolic tangent.
     fn tanh(self) -> Self;
+    /// Rounds toward negative infinity.
     fn floor(self) -> Self;
+    /// Rounds toward positive infinity.
     fn ceil(self) -> Self;
+    /// The absolute value.
     fn abs(self) -> Self;
+    /// `self` raised to `e`.
     fn powf(self, e: Self) -> Self;
 }
 

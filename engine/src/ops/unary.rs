@@ -13,26 +13,41 @@
 
 use super::not_implemented;
 use super::real::{self, Real};
-use crate::iter::{map_unary, Iter, IterConfig, IterInput, IterSetup};
+use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
+use crate::loops::map_unary;
 use crate::result_type::is_integral_or_bool;
 use crate::{DType, Element, Error, Result, Tensor};
 
 /// A one-input element-wise op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
+    /// `torch.neg`.
     Neg,
+    /// `torch.abs`.
     Abs,
+    /// `torch.exp`.
     Exp,
+    /// `torch.log` (natural).
     Log,
+    /// `torch.sqrt`.
     Sqrt,
+    /// `torch.sin`.
     Sin,
+    /// `torch.cos`.
     Cos,
+    /// `torch.tanh`.
     Tanh,
+    /// `torch.sigmoid`.
     Sigmoid,
+    /// `torch.floor`.
     Floor,
+    /// `torch.ceil`.
     Ceil,
+    /// `torch.sign`.
     Sign,
+    /// `torch.reciprocal`.
     Reciprocal,
+    /// `torch.logical_not`.
     LogicalNot,
 }
 

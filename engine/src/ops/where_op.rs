@@ -12,7 +12,8 @@
 //! ```
 
 use super::Operand;
-use crate::iter::{map_ternary, IterConfig, IterInput, IterSetup};
+use crate::iter::{IterConfig, IterInput, IterSetup};
+use crate::loops::map_ternary;
 use crate::result_type::result_type;
 use crate::{alloc, dispatch_dtype, DType, Error, Result, Tensor};
 

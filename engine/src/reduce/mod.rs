@@ -22,6 +22,6 @@ mod sum;
 pub use dims::{reduced_shape, reduction_mask, DimCheck};
 pub use extrema::{amax, amin};
 pub use moments::{std, var};
-pub(crate) use plan::{check_work, strided_positions, typed_slice};
-pub use plan::{Group, ReducePlan, MAX_WORK};
+pub use plan::MAX_WORK;
+pub(crate) use plan::{check_work, strided_positions, typed_slice, ReducePlan};
 pub use sum::{mean, sum};

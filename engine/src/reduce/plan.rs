@@ -20,27 +20,19 @@ pub(crate) fn check_work(operations: u128) -> Result<()> {
     Ok(())
 }
 
-/// The storage positions a reduction reads, group by group.
-///
-/// ```
-/// use bcast_engine::{reduce::ReducePlan, Layout};
-/// let transposed = Layout::new(vec![3, 2], vec![1, 3], 0).unwrap();
-/// let plan = ReducePlan::new(&transposed, &[false, true]).unwrap();
-/// assert_eq!(plan.bases, vec![0, 1, 2]);
-/// assert_eq!(plan.offsets, vec![0, 3]);
-/// assert_eq!(plan.group(2).collect::<Vec<_>>(), vec![2, 5]);
-/// ```
+/// The storage positions a reduction reads, group by group (see the test below for an
+/// example).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReducePlan {
+pub(crate) struct ReducePlan {
     /// The storage position of each group's first element, in the result's row-major order.
-    pub bases: Vec<usize>,
+    pub(crate) bases: Vec<usize>,
     /// The offset of each element of a group from its base, row-major over the reduced dims.
-    pub offsets: Vec<usize>,
+    pub(crate) offsets: Vec<usize>,
 }
 
 /// The storage positions of one group.
 #[derive(Debug, Clone)]
-pub struct Group<'a> {
+pub(crate) struct Group<'a> {
     base: usize,
     offsets: std::slice::Iter<'a, usize>,
 }
@@ -63,7 +55,7 @@ impl ReducePlan {
     /// # Errors
     /// When the kept or the reduced dims hold a negative size (torch's sizes are signed; a view
     /// can have one beside a 0), or the reduction reads more than [`MAX_WORK`] elements.
-    pub fn new(layout: &Layout, mask: &[bool]) -> Result<ReducePlan> {
+    pub(crate) fn new(layout: &Layout, mask: &[bool]) -> Result<ReducePlan> {
         let pick = |reduced: bool| -> (Vec<usize>, Vec<usize>) {
             layout
                 .shape()
@@ -95,7 +87,7 @@ impl ReducePlan {
     }
 
     /// The number of elements in each group.
-    pub fn group_len(&self) -> usize {
+    pub(crate) fn group_len(&self) -> usize {
         self.offsets.len()
     }
 
@@ -103,7 +95,7 @@ impl ReducePlan {
     ///
     /// # Panics
     /// When `g` is not below `bases.len()`.
-    pub fn group(&self, g: usize) -> Group<'_> {
+    pub(crate) fn group(&self, g: usize) -> Group<'_> {
         Group {
             base: self.bases[g],
             offsets: self.offsets.iter(),
@@ -115,7 +107,7 @@ impl ReducePlan {
     ///
     /// # Errors
     /// When `T` is not `x`'s element type.
-    pub fn map_groups<T: Element, R>(
+    pub(crate) fn map_groups<T: Element, R>(
         &self,
         x: &Tensor,
         mut f: impl FnMut(&[T], Group<'_>) -> R,
@@ -164,4 +156,19 @@ pub(crate) fn strided_positions(shape: &[usize], strides: &[usize], offset: usiz
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Was the doctest of `ReducePlan` while it was public.
+    #[test]
+    fn groups_of_a_transposed_view() {
+        let transposed = Layout::new(vec![3, 2], vec![1, 3], 0).unwrap();
+        let plan = ReducePlan::new(&transposed, &[false, true]).unwrap();
+        assert_eq!(plan.bases, vec![0, 1, 2]);
+        assert_eq!(plan.offsets, vec![0, 3]);
+        assert_eq!(plan.group(2).collect::<Vec<_>>(), vec![2, 5]);
+    }
 }

@@ -2,7 +2,7 @@
 
 use crate::iter::sort_dims;
 use crate::layout::contiguous_strides;
-use crate::{alloc, kernels, Result, Tensor};
+use crate::{alloc, loops, Result, Tensor};
 
 /// torch's `infer_dense_strides`: dense strides that keep the memory order of a layout's dims
 /// (stride-0 dims keep their place), as `clone()` uses for a non-dense tensor.
@@ -61,7 +61,7 @@ impl Tensor {
             &contiguous_strides(self.shape()),
             self.dtype(),
         )?;
-        kernels::copy_into(&out, self)?;
+        loops::copy_into(&out, self)?;
         Ok(out)
     }
 
@@ -105,7 +105,7 @@ impl Tensor {
             infer_dense_strides(self.shape(), self.strides())
         };
         let out = alloc::empty_strided(self.shape(), &strides, dtype)?;
-        kernels::copy_into(&out, self)?;
+        loops::copy_into(&out, self)?;
         Ok(out)
     }
 
@@ -147,7 +147,7 @@ impl Tensor {
         }
         let dst = result.restrided(tiled_shape.clone(), tiled_strides, 0)?;
         let src = source.restrided(tiled_shape, source_strides, source.offset())?;
-        kernels::copy_into(&dst, &src)?;
+        loops::copy_into(&dst, &src)?;
         Ok(result)
     }
 }

@@ -8,9 +8,7 @@
 use super::call::{
     expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand,
 };
-use super::typed::{
-    error_outcome, refuse_huge, tensor_result, typed_storages, Typed,
-};
+use super::typed::{error_outcome, refuse_huge, tensor_result, typed_storages, Typed};
 use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult};
 use bcast_engine::{index_map, DType, Layout};
@@ -36,6 +34,7 @@ impl Backend for CandleBackend {
             levels: [Level::Shapes, Level::Dtypes, Level::Values]
                 .into_iter()
                 .collect(),
+            declines: Default::default(),
         }
     }
 

@@ -11,8 +11,7 @@ use super::call::{
     expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand,
 };
 use super::typed::{
-    error_outcome, refuse_huge, tensor_result, tensor_result_at, typed_storages,
-    Typed,
+    error_outcome, refuse_huge, tensor_result, tensor_result_at, typed_storages, Typed,
 };
 use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult, TensorSpec};
@@ -43,6 +42,7 @@ impl Backend for NdarrayBackend {
             ]
             .into_iter()
             .collect(),
+            declines: Default::default(),
         }
     }
 

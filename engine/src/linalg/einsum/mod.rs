@@ -7,7 +7,7 @@
 mod align;
 mod contract;
 mod pair;
-pub mod parse;
+pub(crate) mod parse;
 
 use crate::{Error, Result, Tensor};
 use align::{align_operands, Alignment};

@@ -5,7 +5,7 @@
 
 use super::exec::{rect, Bases};
 use super::kernel::{Rect, Rows};
-use super::plan::{Block, Plan};
+use crate::iter::{Block, Plan};
 
 /// Elements of the inner dim per tile: the far-moving operand keeps this many cache lines
 /// live at once. Few, because its lines are often a power of two apart and so compete for

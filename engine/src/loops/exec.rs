@@ -6,9 +6,10 @@
 //! bits as one thread in plan order. Otherwise the plan's blocks run in order.
 
 use super::kernel::{Rect, Rows};
-use super::plan::{Block, Plan};
 use super::stream::STREAM_MIN_BYTES;
-use super::{num_threads, pool, repeat, tile};
+use super::{pool, repeat, tile};
+use crate::config::num_threads;
+use crate::iter::{Block, Plan};
 
 /// Elements each thread gets at least before a loop is split (waking a helper costs
 /// microseconds; this is far more work than that).

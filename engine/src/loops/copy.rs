@@ -1,13 +1,14 @@
 //! Copying elements between layouts, with dtype conversion, on the iteration plan.
 
-use crate::{dispatch_dtype, iter, Element, Result, Tensor};
+use super::map_unary;
+use crate::{dispatch_dtype, Element, Result, Tensor};
 
 /// Copies `src` into `dst`, converting the dtype with torch's casts; `src` broadcasts to
 /// `dst`'s shape. No overlap checks: callers copy into memory they own (`clone`, `repeat`,
 /// output temporaries) or check first (`Tensor::copy_`).
 ///
 /// ```
-/// use bcast_engine::{kernels::copy_into, DType, Tensor};
+/// use bcast_engine::{loops::copy_into, DType, Tensor};
 /// let src = Tensor::from_vec(vec![1.5f64, -2.5], &[2]).unwrap();
 /// let dst = Tensor::zeros(&[3, 2], DType::Int64).unwrap();
 /// copy_into(&dst, &src).unwrap();
@@ -18,6 +19,6 @@ use crate::{dispatch_dtype, iter, Element, Result, Tensor};
 /// When `src` does not broadcast to `dst`'s shape.
 pub fn copy_into(dst: &Tensor, src: &Tensor) -> Result<()> {
     dispatch_dtype!(src.dtype(), S => dispatch_dtype!(dst.dtype(), D => {
-        iter::map_unary(dst, src, |v: S| v.cast::<D>())
+        map_unary(dst, src, |v: S| v.cast::<D>())
     }))
 }

@@ -3,7 +3,7 @@
 //! the naive index map. Ops supply only the per-element function.
 //!
 //! ```
-//! use bcast_engine::{iter::map_binary, Tensor};
+//! use bcast_engine::{loops::map_binary, Tensor};
 //! let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
 //! let b = Tensor::from_vec(vec![10.0f32, 20.0], &[2]).unwrap();
 //! let out = Tensor::zeros(&[3, 2], bcast_engine::DType::Float32).unwrap();
@@ -14,8 +14,9 @@
 use super::access::Pinned;
 use super::exec::{execute, independent};
 use super::kernel::{Binary, Rows, Ternary, Unary};
-use super::{strategy, Plan, Strategy};
+use crate::config::{strategy, Strategy};
 use crate::index_map::{broadcast_storage_index, unravel};
+use crate::iter::Plan;
 use crate::shape::{format_shape, infer_size};
 use crate::{Element, Error, Result, Tensor};
 

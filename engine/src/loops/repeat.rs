@@ -6,7 +6,7 @@
 
 use super::exec::{rect, Bases};
 use super::kernel::{Rect, Rows};
-use super::plan::Plan;
+use crate::iter::Plan;
 
 /// Inner dims shorter than this take the repeated path.
 pub(crate) const SHORT_INNER: usize = 32;
