@@ -1,14 +1,14 @@
 //! `bcast matrix`: measures every available implementation over the fixtures and writes the
 //! table of pass rates per level into README.md between its markers.
 
-use crate::backend::registry::{available_implementations, default_python, AdapterLimits};
-use crate::case::load_paths;
-use crate::report::matrix::render_matrix;
-use crate::report::readme::write_section;
 use crate::backend::registry::Implementation;
+use crate::backend::registry::{available_implementations, default_python, AdapterLimits};
 use crate::backend::Level;
+use crate::case::load_paths;
 use crate::case::LoadedCase;
+use crate::report::matrix::render_matrix;
 use crate::report::matrix::MatrixRow;
+use crate::report::readme::write_section;
 use crate::runner::suite::{run_suite, SuiteOptions};
 use clap::Args;
 use std::path::PathBuf;
