@@ -1,6 +1,7 @@
 //! The op catalogue (`bcast_conformance::ops`) is the one list of the ops the suite knows:
-//! every op a fixture calls is in it, every form it lists has fixtures, every generator draws
-//! only catalogue ops, and every keyword a fixture passes is one the catalogue names.
+//! every op a case calls (the fixtures and the libtorch op corpus) is in it, every form it
+//! lists has cases, every generator draws only catalogue ops, and every keyword a case passes
+//! is one the catalogue names.
 
 use bcast_conformance::case::{load_dir, LoadedCase};
 use bcast_conformance::gen::{families, generate};
@@ -12,28 +13,35 @@ fn fixtures() -> Vec<LoadedCase> {
     load_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")).expect("fixtures load")
 }
 
+/// The libtorch op corpus: hand-written cases of op forms libtorch has, labelled by torch,
+/// checked against libtorch by `tch_diff.rs` (the engine may lack some of them).
+fn libtorch_op_corpus() -> Vec<LoadedCase> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tch_ops.json");
+    bcast_conformance::case::load_file(&path).expect("tch_ops.json loads")
+}
+
 #[test]
-fn every_fixture_op_is_in_the_catalogue_and_every_entry_has_fixtures() {
+fn every_case_op_is_in_the_catalogue_and_every_entry_has_cases() {
     let mut used: BTreeMap<String, usize> = BTreeMap::new();
-    for c in fixtures() {
+    for c in fixtures().into_iter().chain(libtorch_op_corpus()) {
         *used.entry(c.case.call.fn_.clone()).or_default() += 1;
     }
     let unknown: Vec<&String> = used.keys().filter(|f| lookup(f).is_none()).collect();
     assert!(
         unknown.is_empty(),
-        "fixture ops not in the catalogue: {unknown:?}"
+        "case ops not in the catalogue: {unknown:?}"
     );
     let listed: BTreeSet<String> = all_fn_names().into_iter().collect();
     let unused: Vec<&String> = listed.iter().filter(|f| !used.contains_key(*f)).collect();
     assert!(
         unused.is_empty(),
-        "catalogue forms without fixtures: {unused:?}"
+        "catalogue forms without cases: {unused:?}"
     );
 }
 
 #[test]
-fn every_fixture_keyword_is_one_the_catalogue_names() {
-    for c in fixtures() {
+fn every_case_keyword_is_one_the_catalogue_names() {
+    for c in fixtures().into_iter().chain(libtorch_op_corpus()) {
         let (op, _) = lookup(&c.case.call.fn_).unwrap();
         for kw in c.case.call.kwargs.keys() {
             assert!(
