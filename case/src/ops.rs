@@ -277,7 +277,7 @@ pub fn lookup(fn_name: &str) -> Option<(&'static Op, Form)> {
 /// ```
 /// use bcast_case::ops::{fn_names, Family};
 /// let names = fn_names(&[Family::Queries]);
-/// assert_eq!(names, ["Tensor.numel", "Tensor.dim", "Tensor.size"]);
+/// assert_eq!(names, ["torch.numel", "Tensor.numel", "Tensor.dim", "Tensor.size"]);
 /// ```
 pub fn fn_names(families: &[Family]) -> Vec<String> {
     OPS.iter()

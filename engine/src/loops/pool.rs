@@ -84,7 +84,7 @@ fn helper(pool: &'static Pool) {
         state.running += 1;
         drop(state);
         // SAFETY: the job is alive: its caller waits for `running` to reach 0 before it
-        // returns (see `Withdraw`).
+        // returns or frees the slot (see `Withdraw`).
         let ok = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.run)(piece) })).is_ok();
         state = lock(pool);
         state.running -= 1;
@@ -95,21 +95,38 @@ fn helper(pool: &'static Pool) {
     }
 }
 
-/// Withdraws the posted job when the caller is done (or unwinds), then waits for the
-/// pieces helpers are running.
-struct Withdraw(&'static Pool);
+/// Ends the posted job when the caller is done (or unwinds): no helper takes another piece,
+/// the pieces helpers are running finish, and only then is the job slot freed. Freeing it
+/// earlier would let another caller post a job while this one's pieces still run, and a
+/// panic of one of them would be raised in that other caller.
+struct Withdraw {
+    pool: &'static Pool,
+    done: std::cell::Cell<bool>,
+}
 
-impl Drop for Withdraw {
-    fn drop(&mut self) {
-        let mut state = lock(self.0);
-        state.job = None;
+impl Withdraw {
+    /// Ends the job once; whether one of its helper pieces panicked.
+    fn end(&self) -> bool {
+        if self.done.replace(true) {
+            return false;
+        }
+        let mut state = lock(self.pool);
+        state.next = state.pieces;
         while state.running > 0 {
             state = self
-                .0
+                .pool
                 .finished
                 .wait(state)
                 .unwrap_or_else(|p| p.into_inner());
         }
+        state.job = None;
+        state.panicked
+    }
+}
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        self.end();
     }
 }
 
@@ -148,7 +165,10 @@ pub(crate) fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + S
     state.openings = helpers;
     state.panicked = false;
     pool.posted.notify_all();
-    let withdraw = Withdraw(pool);
+    let withdraw = Withdraw {
+        pool,
+        done: std::cell::Cell::new(false),
+    };
     loop {
         if state.next >= state.pieces {
             break;
@@ -160,8 +180,7 @@ pub(crate) fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + S
         state = lock(pool);
     }
     drop(state);
-    drop(withdraw);
-    if lock(pool).panicked {
+    if withdraw.end() {
         resume_unwind(Box::new("a piece of an element-wise loop panicked"));
     }
 }
@@ -193,6 +212,38 @@ mod tests {
                             sum.fetch_add(p, Ordering::Relaxed);
                         });
                         assert_eq!(sum.load(Ordering::Relaxed), 40 * 39 / 2);
+                    }
+                });
+            }
+        });
+    }
+
+    /// A panic of one caller's piece is raised in that caller only, however callers overlap.
+    #[test]
+    fn a_panic_reaches_its_own_caller_only() {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                for _ in 0..100 {
+                    let r = catch_unwind(|| {
+                        run_pieces(8, 2, &|p| {
+                            // Slow pieces, so that helpers take some; piece 5 is still
+                            // running when its caller is done with the others.
+                            let ms = if p == 5 { 3 } else { 1 };
+                            std::thread::sleep(std::time::Duration::from_millis(ms));
+                            assert!(p != 5, "piece 5");
+                        })
+                    });
+                    assert!(r.is_err());
+                }
+            });
+            for _ in 0..2 {
+                s.spawn(|| {
+                    for _ in 0..400 {
+                        let sum = AtomicUsize::new(0);
+                        run_pieces(8, 2, &|p| {
+                            sum.fetch_add(p, Ordering::Relaxed);
+                        });
+                        assert_eq!(sum.load(Ordering::Relaxed), 28);
                     }
                 });
             }
