@@ -139,7 +139,8 @@ enum Elements {
     Floating,
     /// Integer or bool: exactly, and a float is never an integer.
     Exact,
-    /// Unknown dtype: numerically, without tolerance.
+    /// Unknown dtype (a storage compared without the case's specs): numerically, within the
+    /// tolerance, as floats are.
     Unknown,
 }
 
@@ -372,8 +373,8 @@ fn compare_values(
         return;
     }
     let tolerance = match elements {
-        Elements::Floating => d.tolerance,
-        Elements::Exact | Elements::Unknown => None,
+        Elements::Floating | Elements::Unknown => d.tolerance,
+        Elements::Exact => None,
     };
     let agree = |a: Num, b: Num| match (elements, a, b) {
         // An integer is compared as an integer: no float stands for one, however close.
