@@ -2,7 +2,7 @@
 //! outcome in the schema's terms, and declares in its [`Capabilities`] which ops, dtypes and
 //! check levels it claims; a [`BackendFailure`] says why it produced no outcome.
 
-use crate::ops::{lookup, Family, Form};
+use crate::ops::{lookup, Form};
 use crate::{Arg, Case, DType, Level, Outcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -177,17 +177,7 @@ impl Capabilities {
         if let Some(kw) = call.kwargs.keys().find(|k| d.kwargs.contains(*k)) {
             return Some(format!("declines the keyword {kw}="));
         }
-        let elementwise = op.is_some_and(|(op, _)| {
-            matches!(
-                op.family,
-                Family::Unary
-                    | Family::Binary
-                    | Family::Compare
-                    | Family::Logical
-                    | Family::Where
-                    | Family::Copy
-            )
-        });
+        let elementwise = op.is_some_and(|(op, _)| op.family.is_elementwise());
         if d.python_numbers && elementwise {
             let number = |a: &Arg| matches!(a, Arg::Int(_) | Arg::Float(_) | Arg::Bool(_));
             if let Some(i) = call.args.iter().position(number) {

@@ -61,6 +61,25 @@ impl Family {
         Family::Einsum,
     ];
 
+    /// Whether its ops are element-wise: every operand (a tensor or a Python number standing
+    /// for one) broadcasts against the others, TensorIterator-style.
+    ///
+    /// ```
+    /// use bcast_case::ops::Family;
+    /// assert!(Family::Where.is_elementwise() && !Family::Reduction.is_elementwise());
+    /// ```
+    pub fn is_elementwise(self) -> bool {
+        matches!(
+            self,
+            Family::Unary
+                | Family::Binary
+                | Family::Compare
+                | Family::Logical
+                | Family::Where
+                | Family::Copy
+        )
+    }
+
     /// The family's name in listings.
     pub fn name(self) -> &'static str {
         match self {
