@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times the engine against libtorch (through tch) and ndarray on the broadcasting patterns
 # of notes/performance.md, in one run with interleaved repetitions, and prints one Markdown
-# table per thread count. Arguments go to `bcast bench` (see `bcast bench --help`):
+# table per thread count. Arguments go to `bcast-dev bench` (see `bcast-dev bench --help`):
 #
 #     scripts/bench.sh                                  # 1 thread, then every core
 #     scripts/bench.sh --reps 31 --warmup 3             # the published tables
@@ -12,5 +12,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/setup-torch.sh)"
-cargo build --release --quiet --features torch,ndarray --bin bcast
-exec "${CARGO_TARGET_DIR:-target}/release/bcast" bench "$@"
+cargo build --release --quiet -p bcast-tooling --features torch,ndarray --bin bcast-dev
+exec "${CARGO_TARGET_DIR:-target}/release/bcast-dev" bench "$@"

@@ -1,9 +1,9 @@
 #![no_main]
-//! Fuzz target: `bcast_conformance::oracles::decode::fixture_bytes`.
+//! Fuzz target: `bcast_fuzzing::oracles::decode::fixture_bytes`.
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     bcast_engine::storage::set_allocation_limit(1 << 22);
-    let _ = bcast_conformance::oracles::decode::fixture_bytes(data);
+    let _ = bcast_fuzzing::oracles::decode::fixture_bytes(data);
 });

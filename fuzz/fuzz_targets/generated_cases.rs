@@ -1,9 +1,9 @@
 #![no_main]
-//! Fuzz target: `bcast_conformance::oracles::generated::check`.
+//! Fuzz target: `bcast_fuzzing::oracles::generated::check`.
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     bcast_engine::storage::set_allocation_limit(1 << 22);
-    let _ = bcast_conformance::oracles::generated::check(data);
+    let _ = bcast_fuzzing::oracles::generated::check(data);
 });

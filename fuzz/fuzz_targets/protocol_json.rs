@@ -1,9 +1,9 @@
 #![no_main]
-//! Fuzz target: `bcast_conformance::oracles::protocol::check`.
+//! Fuzz target: `bcast_fuzzing::oracles::protocol::check`.
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     bcast_engine::storage::set_allocation_limit(1 << 22);
-    bcast_conformance::oracles::protocol::check(data);
+    bcast_fuzzing::oracles::protocol::check(data);
 });

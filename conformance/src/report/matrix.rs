@@ -43,7 +43,7 @@ pub fn render_matrix(rows: &[MatrixRow], cases: &[LoadedCase], absent: &[String]
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Measured by `bcast matrix` over {} cases of {} op forms. A cell is passed/applicable \
+        "Measured by `bcast-dev matrix` over {} cases of {} op forms. A cell is passed/applicable \
          cases of that level; `—` means the implementation does not claim the level; skipped \
          cases (op or dtype not claimed) count nowhere.",
         cases.len(),

@@ -5,5 +5,4 @@ pub mod json;
 pub mod junit;
 pub mod levels;
 pub mod matrix;
-pub mod readme;
 pub mod summary;

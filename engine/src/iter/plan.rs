@@ -198,7 +198,7 @@ mod tests {
         assert!(plan(Layout::new(vec![1, 4], vec![0, 1], 0).unwrap()).is_injective(0));
     }
 
-    /// The benchmark's patterns (`bcast bench`), ordered and coalesced as TensorIterator
+    /// The benchmark's patterns (`bcast-dev bench`), ordered and coalesced as TensorIterator
     /// does: one long inner dim where the operands allow it.
     #[test]
     fn benchmark_patterns_coalesce() {

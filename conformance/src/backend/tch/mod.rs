@@ -296,7 +296,7 @@ impl TchBackend {
     /// ```no_run
     /// use bcast_conformance::backend::tch::TchBackend;
     /// use bcast_conformance::backend::Backend;
-    /// use bcast_conformance::gen::{find_family, generate};
+    /// use bcast_fuzzing::gen::{find_family, generate};
     /// let mut torch = TchBackend::new().unwrap();
     /// let outcome = torch.run(&generate(find_family("expand").unwrap(), 1, 0)).unwrap();
     /// ```

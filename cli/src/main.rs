@@ -1,0 +1,55 @@
+//! The `bcast` command line. With no subcommand it runs the main job: the conformance suite
+//! against the embedded reference engine.
+//!
+//! Maintainer tooling (the benchmark, the document claims, the README writers) is the other
+//! binary, `bcast-dev` (crate `bcast-tooling`).
+
+#[cfg(feature = "torch")]
+mod diff;
+mod gen;
+mod ops;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Conformance suite and differential harness for PyTorch broadcasting semantics.
+#[derive(Debug, Parser)]
+#[command(name = "bcast", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run fixtures against a backend (the default).
+    Run(Box<run::RunArgs>),
+    /// Write generated, unlabelled cases as JSON lines (label them with scripts/label.py).
+    Gen(gen::GenArgs),
+    /// List the op catalogue: every op form the cases call, with keywords and an example.
+    Ops(ops::OpsArgs),
+    /// Random differential testing against libtorch; shrinks and writes every mismatch.
+    #[cfg(feature = "torch")]
+    Diff(diff::DiffArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => run::run(run::RunArgs::default()),
+        Some(Command::Run(args)) => run::run(*args),
+        Some(Command::Gen(args)) => gen::gen(args),
+        Some(Command::Ops(args)) => ops::ops(args),
+        #[cfg(feature = "torch")]
+        Some(Command::Diff(args)) => diff::diff(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("bcast: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,315 @@
+//! `bcast run`: the conformance suite against a backend, with a summary table, optional JUnit
+//! and JSON reports, and an exit code that is non-zero exactly on unexpected failures.
+
+use bcast_conformance::backend::registry::{open_backend, AdapterLimits};
+use bcast_conformance::backend::{Capabilities, Level};
+use bcast_conformance::case::{load_paths, LoadedCase};
+use bcast_conformance::report::json::json_report;
+use bcast_conformance::report::junit::junit_xml;
+use bcast_conformance::report::summary::{summary_line, summary_table};
+use bcast_conformance::runner::select::{CaseFilter, IdPattern};
+use bcast_conformance::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
+use bcast_conformance::runner::xfail::XfailList;
+use bcast_conformance::runner::{checked_levels, describe_failure, Verdict};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Arguments of `bcast run`.
+#[derive(Debug, Args, Default)]
+pub struct RunArgs {
+    /// Fixture files or directories (default: fixtures/).
+    pub paths: Vec<PathBuf>,
+    /// Only cases of this op (`torch.add`, `Tensor.expand`, ...); repeatable.
+    #[arg(long = "op", value_name = "FN")]
+    pub ops: Vec<String>,
+    /// Only cases with this tag; repeatable.
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+    /// Leave out cases of this op; repeatable.
+    #[arg(long = "exclude-op", value_name = "FN")]
+    pub exclude_ops: Vec<String>,
+    /// Leave out cases with this tag; repeatable.
+    #[arg(long = "exclude-tag", value_name = "TAG")]
+    pub exclude_tags: Vec<String>,
+    /// Only cases whose id matches: a glob, or `re:REGEX`; repeatable.
+    #[arg(long = "id", value_name = "PATTERN")]
+    pub ids: Vec<String>,
+    /// `reference`, `ndarray`, `candle`, or the command line of a protocol adapter
+    /// (see PROTOCOL.md), e.g. "python3 scripts/adapters/numpy_adapter.py".
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// Expected failures: one case id or pattern per line, `#` comments.
+    #[arg(long, value_name = "FILE")]
+    pub xfail: Option<PathBuf>,
+    /// Also fail when an expected failure passes.
+    #[arg(long)]
+    pub strict_xfail: bool,
+    /// Check levels, comma-separated (default: all), intersected with what the backend claims.
+    #[arg(long)]
+    pub levels: Option<String>,
+    /// Write a JUnit XML report.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a JSON report.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Per-case timeout of a protocol adapter, in milliseconds [default: 5000].
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
+    /// How long a protocol adapter may take to say hello, in milliseconds [default: 60000].
+    #[arg(long)]
+    pub handshake_timeout_ms: Option<u64>,
+    /// Print only the summary, not each failure.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Exit 0 even when no case ran (by default a run that checked nothing fails).
+    #[arg(long)]
+    pub allow_empty: bool,
+    /// The longest answer line a protocol adapter may write, in MiB [default: 256].
+    #[arg(long, value_name = "MIB")]
+    pub max_line_mb: Option<u64>,
+    /// Stop the run after this many backend timeouts in a row; 0 never stops [default: 5].
+    #[arg(long, value_name = "N")]
+    pub max_timeouts: Option<usize>,
+    /// Stop the run after this many seconds (the case in flight finishes first).
+    #[arg(long, value_name = "SECONDS")]
+    pub deadline: Option<f64>,
+}
+
+/// Runs the suite; exits 1 on unexpected failures (and unexpected passes or stale xfail
+/// patterns with `--strict-xfail`), on a run that stopped early and on one in which the
+/// backend ran no case; 2 when the run cannot start (no case selected included).
+pub fn run(args: RunArgs) -> Result<ExitCode, String> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("fixtures")]
+    } else {
+        args.paths.clone()
+    };
+    for report in [&args.junit, &args.json].into_iter().flatten() {
+        check_writable(report)?;
+    }
+    let deadline = match args.deadline {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => return Err(format!("--deadline {s}: give a positive number of seconds")),
+        None => None,
+    };
+    let filter = CaseFilter {
+        ops: args.ops,
+        tags: args.tags,
+        exclude_ops: args.exclude_ops,
+        exclude_tags: args.exclude_tags,
+        ids: args
+            .ids
+            .iter()
+            .map(|p| IdPattern::parse(p))
+            .collect::<Result<_, _>>()?,
+    };
+    let options = SuiteOptions {
+        levels: match &args.levels {
+            Some(list) => Level::parse_list(list)?,
+            None => Level::ALL.into_iter().collect(),
+        },
+        xfail: match &args.xfail {
+            Some(path) => XfailList::load(path)?,
+            None => XfailList::default(),
+        },
+        max_consecutive_timeouts: match args.max_timeouts {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None => Some(SuiteOptions::DEFAULT_MAX_TIMEOUTS),
+        },
+        deadline,
+    };
+    let mut cases = load_paths(&paths).map_err(|e| e.to_string())?;
+    let loaded = cases.len();
+    cases.retain(|c| filter.accepts(&c.case));
+    if cases.is_empty() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let why = if loaded == 0 {
+            format!("no fixture case in {}", shown.join(", "))
+        } else {
+            format!(
+                "none of the {loaded} cases in {} matches the filters (--op, --tag, --id)",
+                shown.join(", ")
+            )
+        };
+        if !args.allow_empty {
+            return Err(format!(
+                "no case to run: {why} (--allow-empty accepts that)"
+            ));
+        }
+        eprintln!("no case to run: {why}");
+    }
+    let defaults = AdapterLimits::default();
+    let timeouts = AdapterLimits {
+        case: args.timeout_ms.map_or(defaults.case, Duration::from_millis),
+        handshake: args
+            .handshake_timeout_ms
+            .map_or(defaults.handshake, Duration::from_millis),
+        max_line_bytes: match args.max_line_mb {
+            Some(0) => return Err("--max-line-mb 0: a line needs at least 1 MiB".to_string()),
+            Some(mb) => mb.saturating_mul(1 << 20),
+            None => defaults.max_line_bytes,
+        },
+    };
+    let spec = args.backend.as_deref().unwrap_or("reference");
+    let mut backend = open_backend(spec, timeouts)?;
+    for note in claim_notes(&backend.capabilities(), &options.levels, &cases) {
+        eprintln!("note: {note}");
+    }
+
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(cases.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let result = run_suite(backend.as_mut(), &cases, &options, |loaded, entry| {
+        bar.inc(1);
+        bar.set_message(entry.report.id.clone());
+        if !args.quiet && matches!(entry.status, Status::Fail | Status::Xpass) {
+            let text = describe_failure(loaded, &entry.report);
+            let head = if entry.status == Status::Xpass {
+                "UNEXPECTED PASS of an expected failure: "
+            } else {
+                "FAIL "
+            };
+            bar.suspend(|| eprintln!("{head}{text}"));
+        }
+    });
+    bar.finish_and_clear();
+
+    print!("{}", summary_table(&result, &cases));
+    println!("{}", summary_line(&result));
+    let mut holds = result.gate_holds(args.strict_xfail, args.allow_empty);
+    if let Some(why) = &result.stopped {
+        eprintln!(
+            "the run stopped after {} of {} cases: {why}",
+            result.entries.len(),
+            result.selected
+        );
+    }
+    if result.executed() == 0 && !cases.is_empty() {
+        let verb = if args.allow_empty { "note" } else { "FAIL" };
+        eprintln!(
+            "{verb}: the backend ran none of the {} selected cases ({})",
+            cases.len(),
+            skip_reasons(&result)
+        );
+    }
+    let stale = options
+        .xfail
+        .unmatched(cases.iter().map(|c| c.case.id.as_str()));
+    for pattern in &stale {
+        let verb = if args.strict_xfail { "FAIL" } else { "note" };
+        eprintln!("{verb}: the xfail pattern {pattern:?} matches no case of this run");
+    }
+    if args.strict_xfail && !stale.is_empty() {
+        holds = false;
+    }
+    if let Some(path) = &args.junit {
+        let xml = junit_xml(&result, &cases, args.strict_xfail)?;
+        std::fs::write(path, xml).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&json_report(&result, &cases))
+            .map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(if holds {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Fails before the run, not after it, when a report cannot be written there.
+fn check_writable(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!(
+            "{}: is a directory, not a report file",
+            path.display()
+        ));
+    }
+    let existed = path.exists();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(|e| format!("{}: cannot write the report there: {e}", path.display()))?;
+    if !existed {
+        // Leave nothing behind should the run not get as far as writing it.
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
+/// What the backend's claim means for this run, where it narrows it more than its author may
+/// think: only the outcome checked, or claimed ops that no selected case uses.
+fn claim_notes(caps: &Capabilities, wanted: &BTreeSet<Level>, cases: &[LoadedCase]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let checked = checked_levels(&caps.levels, wanted);
+    if checked.len() == 1 {
+        let names = |set: &BTreeSet<Level>| -> String {
+            let v: Vec<&str> = set.iter().map(|l| l.name()).collect();
+            if v.is_empty() {
+                "none".to_string()
+            } else {
+                v.join(",")
+            }
+        };
+        notes.push(format!(
+            "only the outcome is checked (ok or error, result kind, shapes): the backend claims \
+             levels {} and the run wants {}",
+            names(&caps.levels),
+            names(wanted)
+        ));
+    }
+    if let Some(ops) = &caps.ops {
+        let used: BTreeSet<&str> = cases.iter().map(|c| c.case.call.fn_.as_str()).collect();
+        let unused: Vec<&str> = ops
+            .iter()
+            .map(String::as_str)
+            .filter(|op| !used.contains(op))
+            .collect();
+        if !unused.is_empty() {
+            notes.push(format!(
+                "the backend claims {} op(s) that no selected case calls: {}",
+                unused.len(),
+                bcast_conformance::quote::clip_text(&unused.join(", "))
+            ));
+        }
+    }
+    notes
+}
+
+/// The skip reasons of a run, most frequent first: `op torch.add not claimed: 12, ...`.
+fn skip_reasons(result: &SuiteResult) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in &result.entries {
+        if let Verdict::Skip(why) = &e.report.verdict {
+            *counts.entry(why.as_str()).or_default() += 1;
+        }
+    }
+    let mut counts: Vec<(&str, usize)> = counts.into_iter().collect();
+    counts.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+    let shown: Vec<String> = counts
+        .iter()
+        .take(5)
+        .map(|(why, n)| format!("{why}: {n}"))
+        .collect();
+    let more = counts.len().saturating_sub(5);
+    if more > 0 {
+        format!("{}, and {more} other reasons", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}

@@ -1,0 +1,477 @@
+//! A gate that cannot be fooled: `bcast run` against adapters that try to pass without doing
+//! the work (`tests/adapters/hostile.py`) and fixtures that are malformed on purpose
+//! (`tests/gate/malformed/`). Each test asserts the exit code, the message, and that no case
+//! passed that was not checked.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn bcast(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bcast"))
+        .args(args)
+        .current_dir(repo())
+        .stdin(Stdio::null())
+        .output()
+        .expect("bcast runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn hostile(mode: &str, arg: &str) -> String {
+    let script = repo().join("cli/tests/adapters/hostile.py");
+    shell_quote(&["python3", &script.display().to_string(), mode, arg])
+}
+
+fn shell_quote(words: &[&str]) -> String {
+    words
+        .iter()
+        .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The summary line's counts: (cases, passed, failed, skipped).
+fn counts(o: &Output) -> (usize, usize, usize, usize) {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.contains(" cases, "))
+        .unwrap_or_else(|| panic!("no summary line in {}", text(o)));
+    let number = |word: &str| -> usize {
+        let before = line.split(word).next().unwrap();
+        before
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .find(|s| !s.is_empty())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    (
+        number(" cases"),
+        number(" passed"),
+        number(" failed"),
+        number(" skipped"),
+    )
+}
+
+const EXPAND: &str = "conformance/tests/data/expand.json";
+const INT64: &str = "fixtures/regressions/int64-exact.json";
+
+#[test]
+fn an_adapter_that_claims_no_level_fails_every_case_it_got_wrong() {
+    for (claim, checked) in [(r#"[]"#, "shapes"), (r#"["messages"]"#, "shapes,messages")] {
+        let out = bcast(&["run", EXPAND, "-q", "--backend", &hostile("claim", claim)]);
+        assert_eq!(out.status.code(), Some(1), "{claim}: {}", text(&out));
+        let (cases, passed, failed, _) = counts(&out);
+        assert!(
+            cases > 0 && passed == 0 && failed == cases,
+            "{claim}: {}",
+            text(&out)
+        );
+        assert!(
+            text(&out).contains(&format!("(levels: {checked})")),
+            "{}",
+            text(&out)
+        );
+        let only_outcome = text(&out).contains("note: only the outcome is checked");
+        assert_eq!(only_outcome, claim == "[]", "{}", text(&out));
+    }
+}
+
+#[test]
+fn no_levels_option_switches_the_outcome_check_off() {
+    let adapter = hostile("claim", r#"["values"]"#);
+    for levels in ["", "messages", "strides,errors"] {
+        let out = bcast(&[
+            "run",
+            EXPAND,
+            "-q",
+            "--levels",
+            levels,
+            "--backend",
+            &adapter,
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "--levels {levels:?}: {}",
+            text(&out)
+        );
+        let (cases, passed, _, _) = counts(&out);
+        assert!(
+            cases > 0 && passed == 0,
+            "--levels {levels:?}: {}",
+            text(&out)
+        );
+        assert!(text(&out).contains("only the outcome is checked"));
+    }
+}
+
+#[test]
+fn a_hello_with_an_unknown_level_or_dtype_is_refused_naming_the_field() {
+    let out = bcast(&[
+        "run",
+        EXPAND,
+        "--backend",
+        &hostile("claim", r#"["shapes", "colour"]"#),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(r#"capabilities.levels: unknown level "colour""#),
+        "{}",
+        text(&out)
+    );
+    let out = bcast(&[
+        "run",
+        EXPAND,
+        "--backend",
+        &hostile("claim-dtypes", r#"["float32", "f32"]"#),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(r#"capabilities.dtypes: unknown dtype "f32""#),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn malformed_fixtures_are_load_errors_naming_file_and_case() {
+    for (file, case, needle) in [
+        ("no-expect", "malformed/no-expect", "no `expect`"),
+        (
+            "two-outcomes",
+            "malformed/two-outcomes",
+            "exactly one outcome",
+        ),
+        ("typo", "malformed/typo", "unknown field `expcet`"),
+    ] {
+        let path = format!("cli/tests/gate/malformed/{file}.json");
+        let out = bcast(&["run", &path]);
+        assert_eq!(out.status.code(), Some(2), "{file}: {}", text(&out));
+        let t = text(&out);
+        assert!(
+            t.contains(&path) && t.contains(&format!("case {case}:")) && t.contains(needle),
+            "{file}: {t}"
+        );
+        assert!(!t.contains(" passed"), "{file}: no case may run: {t}");
+    }
+}
+
+#[test]
+fn int64_values_compare_exactly_and_a_float_is_no_integer() {
+    let out = bcast(&["run", INT64]);
+    assert!(out.status.success(), "the engine is exact: {}", text(&out));
+    let out = bcast(&["run", INT64, "--backend", &hostile("floats", INT64)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (cases, passed, failed, _) = counts(&out);
+    assert_eq!((passed, failed), (0, cases), "{}", text(&out));
+    assert!(
+        text(&out).contains(
+            "[values] result.values[0] (and 1 more): expected 9007199254740993, got 9007199254740992.0, a float where the dtype holds integers"
+        ),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_run_that_checked_nothing_is_not_green() {
+    let empty = tempfile::tempdir().unwrap();
+    let dir = empty.path().display().to_string();
+    let out = bcast(&["run", &dir]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no case to run: no fixture case in"));
+    assert!(bcast(&["run", &dir, "--allow-empty"]).status.success());
+
+    let out = bcast(&["run", EXPAND, "--op", "torch.addd"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("matches the filters"), "{}", text(&out));
+
+    for ops in [r#"[]"#, r#"["torch.addd"]"#] {
+        let out = bcast(&["run", EXPAND, "--backend", &hostile("claim-ops", ops)]);
+        assert_eq!(out.status.code(), Some(1), "{ops}: {}", text(&out));
+        let (cases, passed, _, skipped) = counts(&out);
+        assert_eq!((passed, skipped), (0, cases), "{}", text(&out));
+        assert!(
+            text(&out).contains("FAIL: the backend ran none of the"),
+            "{}",
+            text(&out)
+        );
+        let allowed = bcast(&[
+            "run",
+            EXPAND,
+            "--allow-empty",
+            "--backend",
+            &hostile("claim-ops", ops),
+        ]);
+        assert!(allowed.status.success(), "{}", text(&allowed));
+    }
+}
+
+#[test]
+fn a_stale_xfail_pattern_is_reported_and_fails_strict_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let xfail = dir.path().join("xfail.txt");
+    std::fs::write(&xfail, "expand/no-such-case/*\n").unwrap();
+    let xfail = xfail.display().to_string();
+    let out = bcast(&["run", EXPAND, "--xfail", &xfail]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains(r#"note: the xfail pattern "expand/no-such-case/*" matches no case"#),
+        "{}",
+        text(&out)
+    );
+    let out = bcast(&["run", EXPAND, "--xfail", &xfail, "--strict-xfail"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("FAIL: the xfail pattern"));
+}
+
+#[test]
+fn report_paths_are_checked_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("adapter-started");
+    let adapter = hostile("marker", &marker.display().to_string());
+    for flag in ["--junit", "--json"] {
+        let bad = dir.path().join("no-such-dir/report").display().to_string();
+        let out = bcast(&["run", EXPAND, flag, &bad, "--backend", &adapter]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains("cannot write the report there"));
+        assert!(
+            !marker.exists(),
+            "{flag}: the adapter started before the check"
+        );
+        let out = bcast(&["run", EXPAND, flag, &dir.path().display().to_string()]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains("is a directory"), "{}", text(&out));
+    }
+}
+
+#[test]
+fn a_silent_adapter_stops_the_run_after_consecutive_timeouts() {
+    let started = Instant::now();
+    let out = bcast(&[
+        "run",
+        EXPAND,
+        "--timeout-ms",
+        "300",
+        "--max-timeouts",
+        "3",
+        "--backend",
+        &hostile("silent", ""),
+    ]);
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = text(&out);
+    assert!(
+        t.contains("STOPPED after 3 of ") && t.contains("timed out on 3 cases in a row"),
+        "{t}"
+    );
+    let (cases, passed, failed, _) = counts(&out);
+    assert_eq!((cases, passed, failed), (3, 0, 3), "{t}");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+}
+
+#[test]
+fn a_deadline_stops_a_slow_run() {
+    let out = bcast(&[
+        "run",
+        EXPAND,
+        "--deadline",
+        "1",
+        "--backend",
+        &hostile("slow", "0.4"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("deadline of 1 s passed"), "{t}");
+    let (cases, _, _, _) = counts(&out);
+    assert!((2..=5).contains(&cases), "{t}");
+}
+
+/// Runs `bcast` and returns its exit code, output and own peak resident memory in bytes: its
+/// `VmHWM`, read until it exits (rusage would fold in the adapter's memory, which it reaps).
+#[cfg(target_os = "linux")]
+fn bcast_with_peak_rss(args: &[&str]) -> (i32, String, u64) {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bcast"))
+        .args(args)
+        .current_dir(repo())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bcast runs");
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let readers = std::thread::spawn(move || {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let _ = stdout.read_to_end(&mut out);
+        let _ = stderr.read_to_end(&mut err);
+        (out, err)
+    });
+    let mut peak_kb = 0u64;
+    let status = loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file) {
+            if let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            {
+                peak_kb = peak_kb.max(kb);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let (out, err) = readers.join().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&err)
+    );
+    (status.code().unwrap_or(-1), text, peak_kb * 1024)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn huge_answers_cost_memory_near_their_line_and_are_quoted_briefly() {
+    const MB: u64 = 100;
+    let run = |mode: &str, mb: u64| {
+        bcast_with_peak_rss(&[
+            "run",
+            "conformance/tests/data/numel.json",
+            "--id",
+            "numel/0",
+            "--timeout-ms",
+            "60000",
+            "--backend",
+            &hostile(mode, &mb.to_string()),
+        ])
+    };
+    // What the binary costs with a small answer: more when it links libtorch (feature torch).
+    let (_, _, baseline) = run("huge-message", 1);
+    for mode in ["huge-message", "huge-values"] {
+        let (code, t, peak) = run(mode, MB);
+        assert_eq!(code, 1, "{mode}: {}", &t[..t.len().min(2000)]);
+        assert!(t.len() < 64 << 10, "{mode}: {} bytes of output", t.len());
+        assert!(t.contains("1 failed"), "{mode}: {t}");
+        if mode == "huge-values" {
+            assert!(
+                t.contains("element values, more than the case's results"),
+                "{t}"
+            );
+        }
+        let cost = peak.saturating_sub(baseline);
+        assert!(
+            cost > (MB << 20) / 2 && cost < 2 * (MB << 20),
+            "{mode}: a {MB} MB line cost {} MB (peak {} MB over a baseline of {} MB)",
+            cost >> 20,
+            peak >> 20,
+            baseline >> 20
+        );
+    }
+}
+
+#[test]
+fn a_line_over_the_limit_is_garbage_and_the_limit_is_an_option() {
+    let out = bcast(&[
+        "run",
+        "conformance/tests/data/numel.json",
+        "--id",
+        "numel/0",
+        "--max-line-mb",
+        "1",
+        "--backend",
+        &hostile("huge-message", "2"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("a line longer than 1048576 bytes"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn declined_forms_are_skipped_with_the_reason_never_failed() {
+    // The binary corpus: torch.add and friends with out=, alpha=, Python numbers, in place.
+    const BINARY: &str = "fixtures/torch/binary.json";
+    let cases = bcast_conformance::case::load_file(&repo().join(BINARY)).unwrap();
+    let declined = cases
+        .iter()
+        .filter(|c| {
+            let call = &c.case.call;
+            call.fn_.ends_with('_')
+                || call.kwargs.contains_key("out")
+                || call.kwargs.contains_key("alpha")
+                || call.args.iter().any(|a| {
+                    use bcast_conformance::case::Arg;
+                    matches!(a, Arg::Int(_) | Arg::Float(_) | Arg::Bool(_))
+                })
+        })
+        .count();
+    assert!(declined > 0 && declined < cases.len());
+    let declines = r#"{"forms": ["in_place"], "kwargs": ["out", "alpha"], "python_numbers": true}"#;
+    let out = bcast(&[
+        "run",
+        BINARY,
+        "-q",
+        "--backend",
+        &hostile("declines", declines),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let (total, passed, failed, skipped) = counts(&out);
+    assert_eq!(
+        (total, passed, failed, skipped),
+        (cases.len(), 0, cases.len() - declined, declined),
+        "{}",
+        text(&out)
+    );
+    let out = bcast(&[
+        "run",
+        BINARY,
+        "--backend",
+        &hostile("declines", r#"{"forms": ["inplace"]}"#),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains(r#"capabilities.declines.forms: unknown form "inplace""#),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn exclude_op_and_exclude_tag_leave_cases_out() {
+    let all = counts(&bcast(&["run", EXPAND, "-q"])).0;
+    let cases = bcast_conformance::case::load_file(&repo().join(EXPAND)).unwrap();
+    let expands = cases
+        .iter()
+        .filter(|c| c.case.call.fn_ == "Tensor.expand")
+        .count();
+    let out = bcast(&["run", EXPAND, "-q", "--exclude-op", "Tensor.expand"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(counts(&out).0, all - expands);
+    let tagged = cases
+        .iter()
+        .filter(|c| c.case.tags.iter().any(|t| t == "offset"))
+        .count();
+    let out = bcast(&["run", EXPAND, "-q", "--exclude-tag", "offset"]);
+    assert_eq!(counts(&out).0, all - tagged);
+    assert!(expands > 0 && tagged > 0);
+}

@@ -1,3 +1,0 @@
-fn main() -> std::process::ExitCode {
-    bcast_conformance::cli::main()
-}

@@ -1,0 +1,164 @@
+//! The `matmul` family: `torch.matmul` and `Tensor.matmul` (and now and then the primitives
+//! `mm`, `bmm`, `mv`, `dot`) on operands of rank 0 to 4 with broadcasting batch dims, random
+//! layouts (which decide whether torch folds the batch into `mm`), zero-size dims, mismatched
+//! inner or batch sizes and mismatched dtypes. A few cases replay the documents' examples.
+
+use super::tolerance::sum_tolerance;
+use super::{CaseBuilder, GenResult, ViewKind, ViewSpec};
+use arbitrary::Unstructured;
+use bcast_conformance::case::{Arg, Case};
+use bcast_engine::layout::contiguous_strides;
+use bcast_engine::DType;
+
+/// A small size, 0 now and then.
+fn size(u: &mut Unstructured) -> GenResult<usize> {
+    if u.ratio(1, 12)? {
+        Ok(0)
+    } else {
+        u.int_in_range(1..=4)
+    }
+}
+
+/// A dtype for a product: floating mostly, `int64` and `bool` sometimes.
+fn product_dtype(u: &mut Unstructured) -> GenResult<DType> {
+    Ok(*u.choose(&[
+        DType::Float32,
+        DType::Float32,
+        DType::Float64,
+        DType::Int64,
+        DType::Int64,
+        DType::Bool,
+    ])?)
+}
+
+/// Two batch shapes that broadcast (or, rarely, do not): suffixes of one shape with some dims
+/// set to 1.
+fn batch_shapes(
+    u: &mut Unstructured,
+    len1: usize,
+    len2: usize,
+) -> GenResult<(Vec<usize>, Vec<usize>)> {
+    let full: Vec<usize> = (0..len1.max(len2))
+        .map(|_| size(u))
+        .collect::<GenResult<_>>()?;
+    let mut part = |len: usize| -> GenResult<Vec<usize>> {
+        full[full.len() - len..]
+            .iter()
+            .map(|&s| Ok(if u.ratio(1, 3)? { 1 } else { s }))
+            .collect()
+    };
+    let (mut b1, b2) = (part(len1)?, part(len2)?);
+    if !b1.is_empty() && u.ratio(1, 10)? {
+        let d = u.choose_index(b1.len())?;
+        b1[d] += 1;
+    }
+    Ok((b1, b2))
+}
+
+/// One case of the `matmul` family.
+pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
+    if u.ratio(1, 30)? {
+        return document_case(u);
+    }
+    let mut b = CaseBuilder::default();
+    let (op, ranks): (&str, (usize, usize)) = match u.int_in_range(0..=19u8)? {
+        0 => ("mm", (2, 2)),
+        1 => ("bmm", (3, 3)),
+        2 => ("mv", (2, 1)),
+        3 => ("dot", (1, 1)),
+        _ => {
+            let rank = |u: &mut Unstructured| -> GenResult<usize> {
+                Ok(*u.choose(&[0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4])?)
+            };
+            ("matmul", (rank(u)?, rank(u)?))
+        }
+    };
+    // A primitive gets the wrong ranks now and then, to hit its rank checks.
+    let ranks = if op != "matmul" && u.ratio(1, 6)? {
+        (u.int_in_range(1..=3)?, u.int_in_range(1..=3)?)
+    } else {
+        ranks
+    };
+    let (r1, r2) = ranks;
+    let (n, k, p) = (size(u)?, size(u)?, size(u)?);
+    let k2 = if u.ratio(1, 8)? { k + 1 } else { k };
+    let (batch1, batch2) = batch_shapes(u, r1.saturating_sub(2), r2.saturating_sub(2))?;
+    let shape1: Vec<usize> = match r1 {
+        0 => vec![],
+        1 => vec![k],
+        _ => [&batch1[..], &[n, k]].concat(),
+    };
+    let shape2: Vec<usize> = match r2 {
+        0 => vec![],
+        1 => vec![k2],
+        _ => [&batch2[..], &[k2, p]].concat(),
+    };
+    let d1 = product_dtype(u)?;
+    let d2 = if u.ratio(1, 6)? {
+        product_dtype(u)?
+    } else {
+        d1
+    };
+    let t1 = b.view(u, d1, &shape1, true)?;
+    let t2 = b.view(u, d2, &shape2, true)?;
+    sum_tolerance(&mut b, &[d1, d2]);
+    b.tag(op);
+    let prefix = if u.arbitrary()? { "Tensor" } else { "torch" };
+    Ok(b.finish(
+        &format!("{prefix}.{op}"),
+        vec![Arg::Tensor(t1), Arg::Tensor(t2)],
+    ))
+}
+
+/// A contiguous random tensor of `shape`, or its last two dims transposed.
+fn plain_tensor(
+    u: &mut Unstructured,
+    b: &mut CaseBuilder,
+    shape: &[usize],
+    transposed: bool,
+) -> GenResult<String> {
+    let numel: usize = shape.iter().product();
+    let storage = b.random_fill_storage(u, DType::Float32, numel)?;
+    let mut memory = shape.to_vec();
+    let nd = memory.len();
+    if transposed {
+        memory.swap(nd - 1, nd - 2);
+    }
+    let mut strides = contiguous_strides(&memory);
+    if transposed {
+        strides.swap(nd - 1, nd - 2);
+    }
+    let spec = ViewSpec {
+        strides,
+        offset: 0,
+        storage_len: numel,
+        kind: ViewKind {
+            permuted: transposed,
+            ..ViewKind::default()
+        },
+    };
+    Ok(b.tensor(&storage, shape, &spec))
+}
+
+/// The seed documents' products: attention scores `Q @ K.transpose(-2, -1)` and the einsum
+/// examples' matrix shapes.
+fn document_case(u: &mut Unstructured) -> GenResult<Case> {
+    let mut b = CaseBuilder::default();
+    let (a, c) = match u.int_in_range(0..=2u8)? {
+        0 => (
+            plain_tensor(u, &mut b, &[4, 8, 100, 64], false)?,
+            plain_tensor(u, &mut b, &[4, 8, 64, 100], true)?,
+        ),
+        1 => (
+            plain_tensor(u, &mut b, &[3, 4], false)?,
+            plain_tensor(u, &mut b, &[4, 5], false)?,
+        ),
+        _ => (
+            plain_tensor(u, &mut b, &[32, 3, 4], false)?,
+            plain_tensor(u, &mut b, &[32, 4, 5], false)?,
+        ),
+    };
+    b.tag("document-example");
+    sum_tolerance(&mut b, &[DType::Float32]);
+    Ok(b.finish("torch.matmul", vec![Arg::Tensor(a), Arg::Tensor(c)]))
+}

@@ -1,0 +1,83 @@
+//! Case generators, shared by the torch corpus (`bcast gen`), the proptest properties, the
+//! differential runner and the fuzz targets. Every generator draws from an
+//! [`arbitrary::Unstructured`], so the same code turns fuzz input, proptest bytes or a seed
+//! into a `Case`.
+//!
+//! ```
+//! use bcast_fuzzing::gen::{families, generate};
+//! let family = &families()[0];
+//! let a = generate(family, 7, 0);
+//! assert_eq!(a, generate(family, 7, 0)); // deterministic
+//! assert!(a.id.starts_with(family.name));
+//! ```
+
+mod aliasing;
+mod builder;
+mod einsum;
+mod elementwise;
+mod inplace;
+mod layouts;
+mod matmul;
+mod operands;
+mod out;
+mod reduce;
+mod registry;
+mod shapes;
+mod strides;
+mod tolerance;
+pub mod views;
+
+pub use aliasing::{is_racy, shared_views, views_of_one_storage};
+pub use builder::CaseBuilder;
+pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
+pub use operands::{consistent_divisor, python_number, random_dtype};
+pub use registry::{families, find_family, Family};
+pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
+pub use tolerance::{accumulation_error, float_tolerance, sum_tolerance};
+
+use arbitrary::Unstructured;
+use bcast_conformance::case::{splitmix64, Case, Source};
+
+/// The result type of generators.
+pub type GenResult<T> = arbitrary::Result<T>;
+
+/// How many random bytes one generated case may draw.
+pub const BYTES_PER_CASE: usize = 4096;
+
+/// The bytes behind case `index` of `seed`: a splitmix64 stream.
+pub fn seeded_bytes(seed: u64, index: u64) -> Vec<u8> {
+    let mut state = seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut out = Vec::with_capacity(BYTES_PER_CASE);
+    while out.len() < BYTES_PER_CASE {
+        let (next, z) = splitmix64(state);
+        state = next;
+        out.extend_from_slice(&z.to_le_bytes());
+    }
+    out
+}
+
+/// Case `index` of `family` for `seed`, with its id and source filled in.
+pub fn generate(family: &Family, seed: u64, index: u64) -> Case {
+    let bytes = seeded_bytes(seed, index);
+    let mut case = generate_from_bytes(family, &bytes);
+    case.id = format!("{}/s{seed}/{index}", family.name);
+    case.source = Source {
+        generator: Some(family.name.to_string()),
+        seed: Some(seed),
+        index: Some(index),
+        ..Source::default()
+    };
+    case
+}
+
+/// A case of `family` from arbitrary bytes (fuzz input, proptest bytes). Never fails: when the
+/// bytes run out, the generator's choices fall back to their first options.
+pub fn generate_from_bytes(family: &Family, bytes: &[u8]) -> Case {
+    let mut u = Unstructured::new(bytes);
+    match (family.generate)(&mut u) {
+        Ok(case) => case,
+        Err(_) => {
+            (family.generate)(&mut Unstructured::new(&[])).unwrap_or_else(|_| family.fallback())
+        }
+    }
+}

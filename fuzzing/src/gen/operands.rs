@@ -1,0 +1,119 @@
+//! Operands for the element-wise families: dtypes, Python numbers with edge values, and
+//! "a tensor view or a number".
+
+use super::{CaseBuilder, GenResult};
+use arbitrary::Unstructured;
+use bcast_conformance::case::{Arg, Num};
+use bcast_engine::DType;
+
+/// A dtype, uniformly.
+pub fn random_dtype(u: &mut Unstructured) -> GenResult<DType> {
+    u.choose(&DType::ALL).copied()
+}
+
+/// A Python number: a bool, an int or a float, often an edge value (0, -0.0, NaN, infinities,
+/// 2^24 + 1, the ends of int64).
+pub fn python_number(u: &mut Unstructured) -> GenResult<Arg> {
+    Ok(match u.int_in_range(0..=2)? {
+        0 => Arg::Bool(u.arbitrary()?),
+        1 => Arg::Int(*u.choose(&[0, 1, -1, 2, 3, -3, 7, -10, 16_777_217, i64::MAX, i64::MIN])?),
+        _ => Arg::Float(Num::Float(*u.choose(&[
+            0.5,
+            -2.5,
+            0.0,
+            -0.0,
+            1.0,
+            2.0,
+            3.0,
+            -1.0,
+            -0.5,
+            0.25,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e30,
+            16_777_217.0,
+            1e-300,
+        ])?)),
+    })
+}
+
+/// A new random view of `shape` (any dtype), or with `number_percent` chance a Python number.
+pub fn tensor_or_number(
+    u: &mut Unstructured,
+    b: &mut CaseBuilder,
+    shape: &[usize],
+    number_percent: u8,
+) -> GenResult<Arg> {
+    if u.int_in_range(0..=99u8)? < number_percent {
+        b.tag("number");
+        return python_number(u);
+    }
+    let dtype = random_dtype(u)?;
+    Ok(Arg::Tensor(b.view(u, dtype, shape, true)?))
+}
+
+/// Whether an argument is a Python number.
+pub fn is_number(arg: &Arg) -> bool {
+    matches!(arg, Arg::Int(_) | Arg::Float(_) | Arg::Bool(_))
+}
+
+/// The tolerance for results torch computes with vectorised approximations (transcendentals,
+/// `pow`): a few ulps of float32.
+pub fn approximate(b: &mut CaseBuilder) {
+    b.tolerance(1e-5, 1e-6);
+}
+
+/// `torch.NAME` or `Tensor.NAME`, the method form only when the first argument is a tensor.
+pub fn spelling(u: &mut Unstructured, name: &str, first: &Arg) -> GenResult<String> {
+    let method = matches!(first, Arg::Tensor(_)) && u.ratio(1, 3)?;
+    Ok(if method {
+        format!("Tensor.{name}")
+    } else {
+        format!("torch.{name}")
+    })
+}
+
+/// A `pow` exponent torch computes consistently: the Python numbers float32 cannot hold
+/// exactly (16777217, 1e-300) give position-dependent results in torch (its vectorised and
+/// scalar loops round the exponent differently), so they become 2.
+pub fn consistent_exponent(arg: Arg) -> Arg {
+    match arg {
+        Arg::Int(16_777_217) => Arg::Int(2),
+        Arg::Float(f) if [16_777_217.0, 1e-300].contains(&f.to_f64()) => Arg::Int(2),
+        other => other,
+    }
+}
+
+/// A `remainder` divisor torch computes consistently. Where the quotient `a / b` overflows
+/// float64 (a dividend of `1e30` by the Python number `1e-300`), torch's vectorised loop
+/// (Sleef's `fmod`) gives NaN and its scalar loop the exact remainder, so torch's results
+/// depend on the element's position; such a divisor becomes `0.25`. Other divisors, and
+/// tensors (whose values are never that small), stay.
+///
+/// ```
+/// use bcast_conformance::case::{Arg, Num};
+/// use bcast_fuzzing::gen::{consistent_divisor, CaseBuilder};
+/// let b = CaseBuilder::default();
+/// let tiny = Arg::Float(Num::Float(1e-300));
+/// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(1e30)), tiny.clone()),
+///            Arg::Float(Num::Float(0.25)));
+/// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(3.0)), tiny.clone()), tiny);
+/// ```
+pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg {
+    let d = match &divisor {
+        Arg::Float(f) => f.to_f64().abs(),
+        _ => return divisor,
+    };
+    let largest = match dividend {
+        Arg::Float(f) => f.to_f64().abs(),
+        Arg::Int(i) => i.unsigned_abs() as f64,
+        Arg::Tensor(name) => b.largest_finite(name),
+        _ => 0.0,
+    };
+    if d > 0.0 && (largest / d).is_infinite() {
+        Arg::Float(Num::Float(0.25))
+    } else {
+        divisor
+    }
+}

@@ -1,0 +1,116 @@
+//! The generator families. Each family owns one area of ops; add a family by adding a
+//! module under `gen/` and a row here.
+
+use super::elementwise::{binary_case, compare_case, unary_case, where_case};
+use super::inplace::{copy_case, inplace_case};
+use super::out::out_case;
+use super::strides::strides_case;
+use super::{views, CaseBuilder, GenResult};
+use arbitrary::Unstructured;
+use bcast_conformance::case::Case;
+
+/// A family of generated cases.
+#[derive(Debug, Clone, Copy)]
+pub struct Family {
+    /// The name, also the prefix of case ids and the corpus file name.
+    pub name: &'static str,
+    /// One line on what it covers.
+    pub about: &'static str,
+    /// Draws one case.
+    pub generate: fn(&mut Unstructured) -> GenResult<Case>,
+}
+
+impl Family {
+    /// A trivial valid case, used only if a generator cannot draw even from empty input.
+    pub fn fallback(&self) -> Case {
+        CaseBuilder::default().finish("torch.broadcast_shapes", vec![])
+    }
+}
+
+/// Every family.
+pub fn families() -> &'static [Family] {
+    &[
+        Family {
+            name: "expand",
+            about: "expand, broadcast_to and expand_as on random layouts, with -1 and bad sizes",
+            generate: views::expand_case,
+        },
+        Family {
+            name: "broadcast_shapes",
+            about: "torch.broadcast_shapes over ints, tuples, lists, Sizes, None and bad shapes",
+            generate: views::broadcast_shapes_case,
+        },
+        Family {
+            name: "broadcast_tensors",
+            about: "torch.broadcast_tensors over 0 to 4 tensors of random layouts",
+            generate: views::broadcast_tensors_case,
+        },
+        Family {
+            name: "views",
+            about:
+                "one view op (unsqueeze ... getitem, view, reshape, as_strided, repeat) per case",
+            generate: views::view_op_case,
+        },
+        Family {
+            name: "reduce",
+            about: "sum, mean, amax, amin, var, std: dims as int/list/tuple/None, keepdim, dtype=, correction",
+            generate: super::reduce::reduce_case,
+        },
+        Family {
+            name: "matmul",
+            about: "matmul (and mm, bmm, mv, dot): 1-d promotion, batch broadcasting, folding, zero-size dims, bad sizes and dtypes",
+            generate: super::matmul::matmul_case,
+        },
+        Family {
+            name: "einsum",
+            about: "einsum: shared, repeated and summed subscripts, ellipsis broadcasting, implicit output, bad equations",
+            generate: super::einsum::einsum_case,
+        },
+        Family {
+            name: "unary",
+            about: "unary element-wise ops on random layouts and dtypes",
+            generate: unary_case,
+        },
+        Family {
+            name: "binary",
+            about:
+                "add/sub (alpha), mul, div, pow, maximum, minimum, remainder, with Python numbers",
+            generate: binary_case,
+        },
+        Family {
+            name: "compare",
+            about: "eq/ne/lt/le/gt/ge and logical_and/or/xor, mixed dtypes and numbers",
+            generate: compare_case,
+        },
+        Family {
+            name: "where",
+            about: "torch.where with three-way broadcasting and Python numbers",
+            generate: where_case,
+        },
+        Family {
+            name: "inplace",
+            about: "x.op_(...) on expanded, aliased, self-input and lower-dtype targets",
+            generate: inplace_case,
+        },
+        Family {
+            name: "out",
+            about: "out= of other shapes (resized), dtypes, layouts, and inputs as out",
+            generate: out_case,
+        },
+        Family {
+            name: "strides",
+            about: "result layouts: shared or mixed memory orders, channels-last, copies",
+            generate: strides_case,
+        },
+        Family {
+            name: "copy",
+            about: "Tensor.copy_ broadcasting across dtypes, aliasing and overlap",
+            generate: copy_case,
+        },
+    ]
+}
+
+/// The family called `name`.
+pub fn find_family(name: &str) -> Option<&'static Family> {
+    families().iter().find(|f| f.name == name)
+}

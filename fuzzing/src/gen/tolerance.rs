@@ -1,0 +1,90 @@
+//! Value tolerances of generated cases with floating results: summation and product order may
+//! change the last bits of a float, nothing more; integers stay exact. Over literal edge values
+//! (`1e30`, `INT64_MAX`) a sum can cancel catastrophically, and then every order of summation
+//! gives another answer (torch's own differ between a view and its contiguous copy): the
+//! tolerance of an op that sums widens to the error any order can make.
+
+use super::CaseBuilder;
+use bcast_engine::DType;
+
+/// Sets the tolerance for a case whose operands (or requested result) have `dtypes`: float32
+/// wins over float64; no tolerance without a float.
+///
+/// ```
+/// use bcast_fuzzing::gen::{float_tolerance, CaseBuilder};
+/// use bcast_engine::DType;
+/// let mut b = CaseBuilder::default();
+/// float_tolerance(&mut b, &[DType::Int64, DType::Float64]);
+/// let case = b.finish("torch.sum", vec![]);
+/// assert_eq!(case.tolerance.map(|t| (t.rtol, t.atol)), Some((1e-12, 1e-12)));
+/// ```
+pub fn float_tolerance(b: &mut CaseBuilder, dtypes: &[DType]) {
+    if let Some((tol, _)) = float_precision(dtypes) {
+        b.tolerance(tol, tol);
+    }
+}
+
+/// [`float_tolerance`] for an op that sums (`sum`, `mean`, `matmul`, `einsum`): when the case
+/// holds literal edge values, `atol` grows to [`accumulation_error`]'s bound, since a sum can
+/// then cancel catastrophically.
+///
+/// ```
+/// use bcast_fuzzing::gen::{sum_tolerance, CaseBuilder};
+/// use bcast_engine::DType;
+/// let mut b = CaseBuilder::default();
+/// sum_tolerance(&mut b, &[DType::Float32]);
+/// let case = b.finish("torch.sum", vec![]);
+/// assert_eq!(case.tolerance.map(|t| (t.rtol, t.atol)), Some((1e-5, 1e-5)));
+/// ```
+pub fn sum_tolerance(b: &mut CaseBuilder, dtypes: &[DType]) {
+    if let Some((tol, eps)) = float_precision(dtypes) {
+        b.tolerance(tol, tol.max(accumulation_error(b, eps)));
+    }
+}
+
+/// The tolerance and machine epsilon of the least precise float in `dtypes`.
+fn float_precision(dtypes: &[DType]) -> Option<(f64, f64)> {
+    if dtypes.contains(&DType::Float32) {
+        Some((1e-5, f64::from(f32::EPSILON)))
+    } else if dtypes.contains(&DType::Float64) {
+        Some((1e-12, f64::EPSILON))
+    } else {
+        None
+    }
+}
+
+/// A bound on the rounding error of any order of summing the case's terms, `eps * n^2 * m`:
+/// at most `n` terms (the largest tensor's element count), each of magnitude at most `m` (the
+/// product over the case's tensors of their largest finite magnitude, at least 1), and the
+/// classic bound `(n - 1) * eps / 2 * sum(|term|)`. Zero unless some storage holds literal
+/// values: random fills are quarter-multiples in `[-4, 4]`, whose sums and products at these
+/// sizes are exact, so their cases keep the tight tolerance.
+///
+/// ```
+/// use bcast_conformance::case::Num;
+/// use bcast_fuzzing::gen::{accumulation_error, CaseBuilder, ViewKind, ViewSpec};
+/// use bcast_engine::DType;
+/// let mut b = CaseBuilder::default();
+/// let s = b.literal_storage(DType::Int64, vec![Num::Int(i64::MAX), Num::Int(i64::MIN)]);
+/// let view = ViewSpec { strides: vec![1], offset: 0, storage_len: 2, kind: ViewKind::default() };
+/// b.tensor(&s, &[2], &view);
+/// // 2 terms of magnitude 2^63: 2^-52 * 2^2 * 2^63
+/// assert_eq!(accumulation_error(&b, f64::EPSILON), 8192.0);
+/// ```
+pub fn accumulation_error(b: &CaseBuilder, eps: f64) -> f64 {
+    let mut literal = false;
+    let mut terms = 1usize;
+    let mut magnitude = 1.0f64;
+    for (name, t) in b.named_tensor_specs() {
+        terms = terms.max(t.shape.iter().product());
+        literal |= b
+            .storage_spec(&t.storage)
+            .is_some_and(|s| s.values.is_some());
+        magnitude *= b.largest_finite(name).max(1.0);
+    }
+    if !literal {
+        return 0.0;
+    }
+    let n = terms as f64;
+    eps * n * n * magnitude
+}

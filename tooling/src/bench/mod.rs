@@ -1,0 +1,272 @@
+//! `bcast-dev bench`: the engine against its peers (libtorch through tch with the `torch`
+//! feature, ndarray with the `ndarray` feature) on broadcasting patterns, in one run, with
+//! repetitions interleaved across implementations so drift and noise from other processes
+//! fall on all of them alike. A plain copy of the same bytes gives the bandwidth ceiling.
+
+pub mod ceiling;
+pub mod engine;
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
+pub mod pattern;
+pub mod report;
+#[cfg(feature = "torch")]
+pub mod torch;
+
+use pattern::{Pattern, Variant};
+use std::time::Instant;
+
+/// One prepared call of an implementation: its inputs (and output, for `out=`) are built.
+pub trait Call {
+    /// One timed call.
+    fn run(&mut self);
+    /// Untimed work between calls: dropping the previous result.
+    fn reset(&mut self) {}
+    /// The last result, row-major.
+    fn output(&self) -> Vec<f32>;
+}
+
+/// An implementation being measured.
+pub trait Peer {
+    /// Its name in the table.
+    fn name(&self) -> &'static str;
+    /// Asks for `n` threads; returns how many it uses.
+    fn set_threads(&mut self, n: usize) -> usize;
+    /// A call of `pattern` written as `variant`, from the data of `a` and `b`; `None` when the
+    /// implementation cannot express it.
+    fn prepare(
+        &self,
+        pattern: &Pattern,
+        variant: Variant,
+        a: &[f32],
+        b: &[f32],
+    ) -> Option<Box<dyn Call>>;
+}
+
+/// Every implementation compiled in, the engine first; libtorch with its huge-page
+/// allocation switched on when `torch_huge_pages`.
+pub fn peers(torch_huge_pages: bool) -> Vec<Box<dyn Peer>> {
+    #[allow(unused_mut)]
+    let mut peers: Vec<Box<dyn Peer>> = vec![Box::new(engine::EnginePeer)];
+    #[cfg(feature = "torch")]
+    peers.push(Box::new(torch::TorchPeer::new(torch_huge_pages)));
+    #[cfg(not(feature = "torch"))]
+    let _ = torch_huge_pages;
+    #[cfg(feature = "ndarray")]
+    peers.push(Box::new(ndarray::NdarrayPeer));
+    peers
+}
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct BenchConfig {
+    /// Thread counts, one table each.
+    pub threads: Vec<usize>,
+    /// Timed calls per implementation and pattern.
+    pub reps: usize,
+    /// Untimed calls per implementation before timing.
+    pub warmup: usize,
+    pub patterns: Vec<Pattern>,
+    pub variants: Vec<Variant>,
+    /// The implementations to run, by name (all when empty; the engine always runs first).
+    pub peers: Vec<String>,
+    /// Switch on libtorch's huge-page allocation (`THP_MEM_ALLOC_ENABLE=1`).
+    pub torch_huge_pages: bool,
+}
+
+/// The median time of each implementation on one pattern and variant (`None` where it could
+/// not run it).
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub pattern: Pattern,
+    pub variant: Variant,
+    pub seconds: Vec<Option<f64>>,
+}
+
+/// One table: every row at one thread count.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The thread count asked for.
+    pub threads: usize,
+    /// Each implementation's name and the threads it used.
+    pub peers: Vec<(&'static str, usize)>,
+    /// Median seconds of the copy ceiling into new memory and into existing memory.
+    pub copy_alloc: f64,
+    pub copy_out: f64,
+    /// Bytes the copy reads and writes.
+    pub copy_bytes: usize,
+    pub rows: Vec<Row>,
+}
+
+/// The median of `times` (the mean of the middle two for an even count).
+///
+/// ```
+/// # use bcast_tooling::bench::median;
+/// assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+/// assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+/// ```
+pub fn median(mut times: Vec<f64>) -> f64 {
+    times.sort_by(f64::total_cmp);
+    let n = times.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if !n.is_multiple_of(2) {
+        times[n / 2]
+    } else {
+        (times[n / 2 - 1] + times[n / 2]) / 2.0
+    }
+}
+
+fn timed(f: impl FnOnce()) -> f64 {
+    let start = Instant::now();
+    f();
+    start.elapsed().as_secs_f64()
+}
+
+/// The implementations in the order of round `round`: forward, then backward, so no one
+/// always runs right after another.
+fn round_order(n: usize, round: usize) -> Vec<usize> {
+    if round.is_multiple_of(2) {
+        (0..n).collect()
+    } else {
+        (0..n).rev().collect()
+    }
+}
+
+/// Measures the copy ceiling: a 64 MiB float32 copy, into new memory and into existing memory.
+fn measure_copy(config: &BenchConfig, threads: usize) -> (f64, f64, usize) {
+    let src: Vec<f32> = (0..1usize << 24).map(|i| i as f32).collect();
+    let mut dst = vec![0.0f32; src.len()];
+    let mut kept: Option<Vec<f32>> = None;
+    for _ in 0..config.warmup {
+        kept = Some(ceiling::copy_alloc(&src, threads));
+        ceiling::copy_split(&mut dst, &src, threads);
+    }
+    let (mut alloc, mut out) = (Vec::new(), Vec::new());
+    for _ in 0..config.reps {
+        kept = None;
+        alloc.push(timed(|| kept = Some(ceiling::copy_alloc(&src, threads))));
+        out.push(timed(|| ceiling::copy_split(&mut dst, &src, threads)));
+    }
+    drop(kept);
+    (median(alloc), median(out), 2 * 4 * src.len())
+}
+
+/// Runs one pattern and variant on every peer: prepares each, checks that they all compute
+/// the same values, warms up, then times interleaved rounds.
+///
+/// # Errors
+/// When an implementation's result differs from the first one's.
+fn measure_row(
+    config: &BenchConfig,
+    peers: &[Box<dyn Peer>],
+    pattern: &Pattern,
+    variant: Variant,
+) -> Result<Row, String> {
+    let (a, b) = pattern.inputs();
+    let mut calls: Vec<Option<Box<dyn Call>>> = peers
+        .iter()
+        .map(|p| p.prepare(pattern, variant, &a, &b))
+        .collect();
+    drop((a, b));
+    let mut expected: Option<(usize, Vec<f32>)> = None;
+    for (k, call) in calls.iter_mut().enumerate() {
+        let Some(call) = call else { continue };
+        call.run();
+        let got = call.output();
+        match &expected {
+            None => expected = Some((k, got)),
+            Some((first, want)) => {
+                let same = want.len() == got.len()
+                    && want
+                        .iter()
+                        .zip(&got)
+                        .all(|(x, y)| x.to_bits() == y.to_bits());
+                if !same {
+                    return Err(format!(
+                        "{} {}: {} and {} disagree",
+                        pattern.label,
+                        variant.name(),
+                        peers[*first].name(),
+                        peers[k].name()
+                    ));
+                }
+            }
+        }
+    }
+    drop(expected);
+    for _ in 0..config.warmup {
+        for call in calls.iter_mut().flatten() {
+            call.reset();
+            call.run();
+        }
+    }
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
+    for round in 0..config.reps {
+        for k in round_order(peers.len(), round) {
+            if let Some(call) = calls[k].as_mut() {
+                call.reset();
+                times[k].push(timed(|| call.run()));
+            }
+        }
+    }
+    Ok(Row {
+        pattern: *pattern,
+        variant,
+        seconds: calls
+            .iter()
+            .zip(times)
+            .map(|(c, t)| c.as_ref().map(|_| median(t)))
+            .collect(),
+    })
+}
+
+/// Runs the benchmark: one table per thread count. `progress` hears each row as it starts.
+///
+/// # Errors
+/// When implementations disagree on a result.
+pub fn run_bench(
+    config: &BenchConfig,
+    mut progress: impl FnMut(&str),
+) -> Result<Vec<Table>, String> {
+    let mut peers: Vec<Box<dyn Peer>> = peers(config.torch_huge_pages)
+        .into_iter()
+        .filter(|p| {
+            p.name() == "engine"
+                || config.peers.is_empty()
+                || config.peers.iter().any(|n| n == p.name())
+        })
+        .collect();
+    let mut tables = Vec::new();
+    for &threads in &config.threads {
+        let used: Vec<(&'static str, usize)> = peers
+            .iter_mut()
+            .map(|p| (p.name(), p.set_threads(threads)))
+            .collect();
+        progress(&format!("{threads} thread(s): copy ceiling"));
+        let (copy_alloc, copy_out, copy_bytes) = measure_copy(config, threads);
+        let mut rows = Vec::new();
+        for pattern in &config.patterns {
+            for &variant in pattern.variants() {
+                if !config.variants.contains(&variant) && variant != Variant::InPlace {
+                    continue;
+                }
+                progress(&format!(
+                    "{threads} thread(s): {} {}",
+                    pattern.label,
+                    variant.name()
+                ));
+                rows.push(measure_row(config, &peers, pattern, variant)?);
+            }
+        }
+        tables.push(Table {
+            threads,
+            peers: used,
+            copy_alloc,
+            copy_out,
+            copy_bytes,
+            rows,
+        });
+    }
+    Ok(tables)
+}

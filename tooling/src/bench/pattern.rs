@@ -1,0 +1,189 @@
+//! The measured patterns: shapes, op and how the result is written, with the input data every
+//! implementation starts from.
+
+/// The element-wise op of a pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+}
+
+impl Op {
+    /// The op on one pair of elements.
+    pub fn apply(self, x: f32, y: f32) -> f32 {
+        match self {
+            Op::Add => x + y,
+            Op::Sub => x - y,
+            Op::Mul => x * y,
+        }
+    }
+}
+
+/// How a call writes its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// A new output allocated by every call (`a + b`).
+    Alloc,
+    /// Into an existing row-major output (`torch.add(a, b, out=out)`).
+    Out,
+    /// Into the first operand (`x.add_(b)`).
+    InPlace,
+}
+
+impl Variant {
+    /// The short name in tables and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Alloc => "alloc",
+            Variant::Out => "out=",
+            Variant::InPlace => "in-place",
+        }
+    }
+}
+
+/// One broadcasting pattern on float32 inputs: `a OP b`, with `a` transposed (its last two
+/// dims swapped, a view) when `transposed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pattern {
+    /// A short name for the command line.
+    pub name: &'static str,
+    /// The expression as a table shows it.
+    pub label: &'static str,
+    pub a: &'static [usize],
+    pub b: &'static [usize],
+    pub op: Op,
+    pub transposed: bool,
+    /// Written in place into `a` instead of into an output.
+    pub in_place: bool,
+}
+
+/// Every pattern, in table order.
+///
+/// ```
+/// use bcast_tooling::bench::pattern::PATTERNS;
+/// assert!(PATTERNS.iter().any(|p| p.name == "small-inner"));
+/// ```
+pub const PATTERNS: [Pattern; 8] = [
+    Pattern {
+        name: "same",
+        label: "(16M,) + (16M,)",
+        a: &[1 << 24],
+        b: &[1 << 24],
+        op: Op::Add,
+        transposed: false,
+        in_place: false,
+    },
+    Pattern {
+        name: "bias",
+        label: "(16384,1024) + (1024,)",
+        a: &[16384, 1024],
+        b: &[1024],
+        op: Op::Add,
+        transposed: false,
+        in_place: false,
+    },
+    Pattern {
+        name: "channel",
+        label: "(32,64,64,128) * (64,1,1)",
+        a: &[32, 64, 64, 128],
+        b: &[64, 1, 1],
+        op: Op::Mul,
+        transposed: false,
+        in_place: false,
+    },
+    Pattern {
+        name: "outer",
+        label: "(4096,1) + (1,4096)",
+        a: &[4096, 1],
+        b: &[1, 4096],
+        op: Op::Add,
+        transposed: false,
+        in_place: false,
+    },
+    Pattern {
+        name: "small-inner",
+        label: "(5M,3) + (3,)",
+        a: &[5_000_000, 3],
+        b: &[3],
+        op: Op::Add,
+        transposed: false,
+        in_place: false,
+    },
+    Pattern {
+        name: "issue-57611",
+        label: "(1,32,32,2) - (1024,1,1,2)",
+        a: &[1, 32, 32, 2],
+        b: &[1024, 1, 1, 2],
+        op: Op::Sub,
+        transposed: false,
+        in_place: false,
+    },
+    Pattern {
+        name: "transposed",
+        label: "(4096,4096).T + (4096,4096)",
+        a: &[4096, 4096],
+        b: &[4096, 4096],
+        op: Op::Add,
+        transposed: true,
+        in_place: false,
+    },
+    Pattern {
+        name: "inplace-bias",
+        label: "x(16384,1024).add_((1024,))",
+        a: &[16384, 1024],
+        b: &[1024],
+        op: Op::Add,
+        transposed: false,
+        in_place: true,
+    },
+];
+
+impl Pattern {
+    /// The shape `a` has as an operand (after the transpose).
+    pub fn a_view_shape(&self) -> Vec<usize> {
+        let mut s = self.a.to_vec();
+        if self.transposed && s.len() >= 2 {
+            let n = s.len();
+            s.swap(n - 2, n - 1);
+        }
+        s
+    }
+
+    /// The broadcast shape of the result.
+    pub fn out_shape(&self) -> Vec<usize> {
+        bcast_engine::shape::infer_size(&self.a_view_shape(), self.b)
+            .expect("the patterns broadcast")
+    }
+
+    /// The variants measured: in-place patterns have one.
+    pub fn variants(&self) -> &'static [Variant] {
+        if self.in_place {
+            &[Variant::InPlace]
+        } else {
+            &[Variant::Alloc, Variant::Out]
+        }
+    }
+
+    /// Bytes one call reads and writes: each input once (a broadcast input is read at its own
+    /// size), the output once (the in-place target counts as read and written).
+    pub fn bytes(&self) -> usize {
+        let n = |s: &[usize]| s.iter().product::<usize>();
+        let out = n(&self.out_shape());
+        4 * (n(self.a) + n(self.b) + out)
+    }
+
+    /// The data of `a` (in its storage order, before the transpose) and of `b`: small exact
+    /// values, so every implementation computes the same bits.
+    pub fn inputs(&self) -> (Vec<f32>, Vec<f32>) {
+        let fill = |len: usize, seed: usize| -> Vec<f32> {
+            (0..len)
+                .map(|i| ((i.wrapping_mul(2_654_435_761).wrapping_add(seed)) % 1021) as f32 / 64.0)
+                .collect()
+        };
+        (
+            fill(self.a.iter().product(), 1),
+            fill(self.b.iter().product(), 7),
+        )
+    }
+}

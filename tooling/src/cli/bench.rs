@@ -1,0 +1,85 @@
+//! `bcast-dev bench`: times the engine, libtorch (feature `torch`) and ndarray (feature
+//! `ndarray`) on broadcasting patterns and prints Markdown tables.
+
+use crate::bench::pattern::{Variant, PATTERNS};
+use crate::bench::{report, run_bench, BenchConfig};
+use clap::Args;
+use std::process::ExitCode;
+
+/// Arguments of `bcast-dev bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Thread counts, one table each (0 means every core) [default: 1 and every core].
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<usize>,
+    /// Timed calls per implementation, pattern and variant.
+    #[arg(long, default_value_t = 21)]
+    pub reps: usize,
+    /// Untimed calls per implementation before timing.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    /// Patterns by name (default: all): same, bias, channel, outer, small-inner,
+    /// issue-57611, transposed, inplace-bias.
+    #[arg(long, value_delimiter = ',')]
+    pub patterns: Vec<String>,
+    /// Peers by name (default: every one compiled in): torch, ndarray. The engine always runs.
+    #[arg(long, value_delimiter = ',')]
+    pub peers: Vec<String>,
+    /// Run libtorch with THP_MEM_ALLOC_ENABLE=1: its allocator then asks for transparent huge
+    /// pages on large allocations, as the engine does (off by default in torch).
+    #[arg(long)]
+    pub torch_huge_pages: bool,
+    /// Skip the `out=` variants.
+    #[arg(long)]
+    pub no_out: bool,
+    /// Skip the allocating variants.
+    #[arg(long)]
+    pub no_alloc: bool,
+}
+
+/// Runs `bcast-dev bench`.
+pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut threads: Vec<usize> = args
+        .threads
+        .iter()
+        .map(|&n| if n == 0 { cores } else { n })
+        .collect();
+    if threads.is_empty() {
+        threads = vec![1, cores];
+        threads.dedup();
+    }
+    let patterns = if args.patterns.is_empty() {
+        PATTERNS.to_vec()
+    } else {
+        args.patterns
+            .iter()
+            .map(|n| {
+                PATTERNS
+                    .iter()
+                    .find(|p| p.name == n)
+                    .copied()
+                    .ok_or_else(|| format!("no pattern named {n}"))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    let mut variants = Vec::new();
+    if !args.no_alloc {
+        variants.push(Variant::Alloc);
+    }
+    if !args.no_out {
+        variants.push(Variant::Out);
+    }
+    let config = BenchConfig {
+        threads,
+        reps: args.reps.max(1),
+        warmup: args.warmup,
+        patterns,
+        variants,
+        peers: args.peers,
+        torch_huge_pages: args.torch_huge_pages,
+    };
+    let tables = run_bench(&config, |what| eprintln!("bench: {what}"))?;
+    println!("{}", report::render(&tables));
+    Ok(ExitCode::SUCCESS)
+}

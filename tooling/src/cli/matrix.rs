@@ -1,0 +1,86 @@
+//! `bcast-dev matrix`: measures every available implementation over the fixtures and writes the
+//! table of pass rates per level into README.md between its markers.
+
+use crate::readme::write_section;
+use bcast_conformance::backend::registry::Implementation;
+use bcast_conformance::backend::registry::{
+    available_implementations, default_python, AdapterLimits,
+};
+use bcast_conformance::backend::Level;
+use bcast_conformance::case::load_paths;
+use bcast_conformance::case::LoadedCase;
+use bcast_conformance::report::matrix::render_matrix;
+use bcast_conformance::report::matrix::MatrixRow;
+use bcast_conformance::runner::suite::{run_suite, SuiteOptions};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `bcast-dev matrix`.
+#[derive(Debug, Args)]
+pub struct MatrixArgs {
+    /// Fixture files or directories (default: fixtures/).
+    pub paths: Vec<PathBuf>,
+    /// The README whose `<!-- matrix:start -->` ... `<!-- matrix:end -->` part is replaced.
+    #[arg(long, default_value = "README.md")]
+    pub readme: PathBuf,
+    /// Print the table instead of writing the README.
+    #[arg(long)]
+    pub print: bool,
+    /// The python that runs the PyTorch and NumPy adapters [default: $BCAST_PYTHON, else
+    /// ~/.cache/bcast-torch/venv/bin/python].
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Per-case timeout of a protocol adapter, in milliseconds.
+    #[arg(long, default_value_t = 5000)]
+    pub timeout_ms: u64,
+}
+
+/// Runs `bcast-dev matrix`.
+pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("fixtures")]
+    } else {
+        args.paths
+    };
+    let cases = load_paths(&paths).map_err(|e| e.to_string())?;
+    let python = args.python.or_else(default_python);
+    let timeouts = AdapterLimits {
+        case: std::time::Duration::from_millis(args.timeout_ms),
+        ..AdapterLimits::default()
+    };
+    let (implementations, absent) = available_implementations(python.as_deref(), timeouts);
+    let rows = measure(implementations, &cases, |name| {
+        eprintln!("measuring {name}")
+    });
+    let table = render_matrix(&rows, &cases, &absent);
+    if args.print {
+        print!("{table}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    write_section(&args.readme, "matrix", &table)?;
+    print!("{table}");
+    eprintln!("wrote the matrix into {}", args.readme.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the cases through each implementation with every level wanted, calling `progress`
+/// with its name first; each row holds what it passed, level by level.
+pub fn measure(
+    implementations: Vec<Implementation>,
+    cases: &[LoadedCase],
+    mut progress: impl FnMut(&str),
+) -> Vec<MatrixRow> {
+    let options = SuiteOptions {
+        levels: Level::ALL.into_iter().collect(),
+        ..SuiteOptions::default()
+    };
+    implementations
+        .into_iter()
+        .map(|mut imp| {
+            progress(&imp.backend.name());
+            let result = run_suite(imp.backend.as_mut(), cases, &options, |_, _| {});
+            MatrixRow::measure(&imp.via, &result, cases)
+        })
+        .collect()
+}
