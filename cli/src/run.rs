@@ -7,8 +7,10 @@ use bcast_conformance::case::{load_paths, LoadedCase};
 use bcast_conformance::report::json::json_report;
 use bcast_conformance::report::junit::junit_xml;
 use bcast_conformance::report::summary::{summary_line, summary_table};
+use bcast_conformance::runner::jobs::run_suite_jobs;
 use bcast_conformance::runner::select::{CaseFilter, IdPattern};
-use bcast_conformance::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
+use bcast_conformance::runner::shard::Shard;
+use bcast_conformance::runner::suite::{Status, SuiteOptions, SuiteResult};
 use bcast_conformance::runner::xfail::XfailList;
 use bcast_conformance::runner::{checked_levels, describe_failure, Verdict};
 use clap::Args;
@@ -79,6 +81,14 @@ pub struct RunArgs {
     /// Stop the run after this many seconds (the case in flight finishes first).
     #[arg(long, value_name = "SECONDS")]
     pub deadline: Option<f64>,
+    /// Run through N instances of the backend at once (N adapter processes, or N threads of
+    /// an in-process backend); verdicts and report order are those of one [default: 1].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only part K of N (1 <= K <= N) of the selected cases, chosen by a stable hash of
+    /// each case's id, so N machines together run every case once.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
 }
 
 /// Runs the suite; exits 1 on unexpected failures (and unexpected passes or stale xfail
@@ -98,6 +108,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         Some(s) => return Err(format!("--deadline {s}: give a positive number of seconds")),
         None => None,
     };
+    let jobs = match args.jobs {
+        Some(0) => return Err("--jobs 0: give at least 1".to_string()),
+        Some(n) => n,
+        None => 1,
+    };
+    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let filter = CaseFilter {
         ops: args.ops,
         tags: args.tags,
@@ -128,6 +144,14 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     let mut cases = load_paths(&paths).map_err(|e| e.to_string())?;
     let loaded = cases.len();
     cases.retain(|c| filter.accepts(&c.case));
+    if let Some(shard) = shard {
+        let selected = cases.len();
+        cases.retain(|c| shard.contains(&c.case.id));
+        eprintln!(
+            "shard {shard}: {} of the {selected} selected cases",
+            cases.len()
+        );
+    }
     if cases.is_empty() {
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let why = if loaded == 0 {
@@ -158,7 +182,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         },
     };
     let spec = args.backend.as_deref().unwrap_or("reference");
-    let mut backend = open_backend(spec, timeouts)?;
+    let backend = open_backend(spec, timeouts)?;
     for note in claim_notes(&backend.capabilities(), &options.levels, &cases) {
         eprintln!("note: {note}");
     }
@@ -172,7 +196,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     } else {
         ProgressBar::hidden()
     };
-    let result = run_suite(backend.as_mut(), &cases, &options, |loaded, entry| {
+    let open = || open_backend(spec, timeouts);
+    let result = run_suite_jobs(backend, &open, jobs, &cases, &options, |loaded, entry| {
         bar.inc(1);
         bar.set_message(entry.report.id.clone());
         if !args.quiet && matches!(entry.status, Status::Fail | Status::Xpass) {

@@ -1,9 +1,12 @@
 //! Running cases through a backend and judging each one (reports read what it produces; it
 //! reads no report): [`run_case`] judges one case,
-//! [`suite`] runs a selection of cases with expected failures, [`select`] and [`xfail`] say
-//! which cases run and which are expected to fail.
+//! [`suite`] runs a selection of cases with expected failures, [`jobs`] runs it through several
+//! instances of a backend at once, [`select`], [`shard`] and [`xfail`] say which cases run and
+//! which are expected to fail.
 
+pub mod jobs;
 pub mod select;
+pub mod shard;
 pub mod suite;
 pub mod xfail;
 

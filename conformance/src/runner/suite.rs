@@ -153,6 +153,52 @@ impl SuiteResult {
     }
 }
 
+/// Counts a backend's timeouts in a row (skips neither break nor extend a streak) and says
+/// when they reach `--max-timeouts`.
+pub(crate) struct TimeoutStreak {
+    max: Option<usize>,
+    in_a_row: usize,
+}
+
+impl TimeoutStreak {
+    pub(crate) fn new(max: Option<usize>) -> TimeoutStreak {
+        TimeoutStreak { max, in_a_row: 0 }
+    }
+
+    /// Counts one verdict; `Some` when the run must stop.
+    pub(crate) fn after(&mut self, verdict: &Verdict) -> Option<Stopped> {
+        match verdict {
+            Verdict::BackendFailure(f) if f.kind == FailureKind::TimedOut => self.in_a_row += 1,
+            Verdict::Skip(_) => {}
+            _ => self.in_a_row = 0,
+        }
+        self.max
+            .filter(|&max| self.in_a_row >= max)
+            .map(Stopped::Timeouts)
+    }
+}
+
+/// Runs one case and gives it its status: the step [`run_suite`] and the parallel runner
+/// ([`super::jobs`]) share.
+pub(crate) fn judge(
+    backend: &mut dyn Backend,
+    index: usize,
+    loaded: &LoadedCase,
+    options: &SuiteOptions,
+) -> Entry {
+    let start = Instant::now();
+    let mut report = run_case(backend, &loaded.case, &options.levels);
+    let elapsed = start.elapsed();
+    report.got = report.got.map(|got| got.clipped_for_report());
+    let status = Status::of(&report.verdict, options.xfail.expects_failure(&report.id));
+    Entry {
+        index,
+        status,
+        report,
+        elapsed,
+    }
+}
+
 /// Runs `cases` through `backend`, calling `progress` after each case.
 pub fn run_suite(
     backend: &mut dyn Backend,
@@ -163,7 +209,7 @@ pub fn run_suite(
     let claimed = backend.capabilities().levels;
     let mut entries = Vec::with_capacity(cases.len());
     let began = Instant::now();
-    let mut timeouts_in_a_row = 0;
+    let mut timeouts = TimeoutStreak::new(options.max_consecutive_timeouts);
     let mut stopped = None;
     for (index, loaded) in cases.iter().enumerate() {
         if let Some(deadline) = options.deadline {
@@ -172,29 +218,13 @@ pub fn run_suite(
                 break;
             }
         }
-        let start = Instant::now();
-        let mut report = run_case(backend, &loaded.case, &options.levels);
-        let elapsed = start.elapsed();
-        report.got = report.got.map(|got| got.clipped_for_report());
-        match &report.verdict {
-            Verdict::BackendFailure(f) if f.kind == FailureKind::TimedOut => timeouts_in_a_row += 1,
-            Verdict::Skip(_) => {}
-            _ => timeouts_in_a_row = 0,
-        }
-        let status = Status::of(&report.verdict, options.xfail.expects_failure(&report.id));
-        let entry = Entry {
-            index,
-            status,
-            report,
-            elapsed,
-        };
+        let entry = judge(backend, index, loaded, options);
+        let too_many = timeouts.after(&entry.report.verdict);
         progress(loaded, &entry);
         entries.push(entry);
-        if let Some(max) = options.max_consecutive_timeouts {
-            if timeouts_in_a_row >= max {
-                stopped = Some(Stopped::Timeouts(max));
-                break;
-            }
+        if let Some(why) = too_many {
+            stopped = Some(why);
+            break;
         }
     }
     SuiteResult {
