@@ -1,14 +1,19 @@
 //! `bcast diff` (feature `torch`): random differential testing of the reference engine
 //! against libtorch. Cases come from the shared generators; every mismatch is shrunk and
-//! written as a regression fixture labelled by libtorch, ready for `fixtures/regressions/`.
+//! written as a regression fixture labelled by torch, ready for `fixtures/regressions/`.
+//! Calls libtorch cannot express (they exist only in Python) go to Python torch through the
+//! PyTorch adapter when a python with torch is at hand (`FallbackOracle`).
 
 use bcast_conformance::backend::reference::ReferenceBackend;
+use bcast_conformance::backend::registry::{adapters_dir, default_python, AdapterLimits};
+use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
 use bcast_conformance::backend::tch::{torch_version, TchBackend};
 use bcast_conformance::backend::Backend;
 use bcast_conformance::case::fixture_json;
 use bcast_fuzzing::diff::{
     diff_case_at, regression_case, regression_file, shared_levels, DiffVerdict, Side,
 };
+use bcast_fuzzing::fallback::FallbackOracle;
 use bcast_fuzzing::gen::{families, find_family, generate, Family};
 use bcast_fuzzing::shrink::shrink;
 use clap::Args;
@@ -29,9 +34,17 @@ pub struct DiffArgs {
     /// Draw from this family only (default: every family in turn).
     #[arg(long)]
     pub family: Option<String>,
-    /// Where shrunk findings are written, one fixture file each.
-    #[arg(long, default_value = "target/diff-regressions")]
-    pub out: PathBuf,
+    /// Where shrunk findings are written, one fixture file each [default:
+    /// $CARGO_TARGET_DIR/diff-regressions, else target/diff-regressions].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The python whose torch answers the calls libtorch cannot express, through the PyTorch
+    /// adapter [default: $BCAST_PYTHON, else ~/.cache/bcast-torch/venv/bin/python].
+    #[arg(long, value_name = "PYTHON")]
+    pub python: Option<PathBuf>,
+    /// Compare through libtorch alone: Python-only calls count as unsupported.
+    #[arg(long)]
+    pub no_python: bool,
     /// Shrink and write at most this many findings.
     #[arg(long, default_value_t = 20)]
     pub max_findings: usize,
@@ -77,8 +90,14 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
     if args.reference_only {
         return reference_only(&args, &chosen);
     }
+    let out = args.out.clone().unwrap_or_else(default_out);
     let mut engine = ReferenceBackend;
-    let mut oracle = TchBackend::new()?;
+    let python = if args.no_python {
+        None
+    } else {
+        python_torch(args.python.clone())
+    };
+    let mut oracle = FallbackOracle::new(TchBackend::new()?, python);
     let version = torch_version();
     let levels = shared_levels(&engine, &oracle);
     let mut tally = Tally::default();
@@ -134,14 +153,12 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
                                 args.seed, args.count, family.name
                             ),
                         );
-                        let path = args
-                            .out
-                            .join(format!("diff-{}-s{}-{index}.json", family.name, args.seed));
-                        std::fs::create_dir_all(&args.out).map_err(|e| e.to_string())?;
+                        let path = out.join(format!("diff-{}-s{}-{index}.json", family.name, args.seed));
+                        std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
                         std::fs::write(&path, fixture_json(&file)).map_err(|e| e.to_string())?;
                         eprintln!("  shrunk: {}", rerun.verdict.summary());
                         eprintln!(
-                            "  written: {} (labelled by libtorch {version})",
+                            "  written: {} (labelled by torch {version})",
                             path.display()
                         );
                         written.push(path);
@@ -152,7 +169,7 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
     }
     let elapsed = started.elapsed();
     println!(
-        "bcast diff: {} cases of {} (seed {}) against libtorch {version} in {:.2}s: {:.0} cases/s",
+        "bcast diff: {} cases of {} (seed {}) against torch {version} in {:.2}s: {:.0} cases/s",
         args.count,
         names.join(", "),
         args.seed,
@@ -160,9 +177,20 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
         rate(args.count, elapsed)
     );
     println!(
-        "  time in the engine {:.2}s, in libtorch {:.2}s",
+        "  time in the engine {:.2}s, in torch (libtorch and Python) {:.2}s",
         tally.engine_time.as_secs_f64(),
         tally.oracle_time.as_secs_f64()
+    );
+    let answered = oracle.tally;
+    println!(
+        "  torch's side: {} cases through libtorch, {} through Python torch (PyTorch adapter){}",
+        answered.first,
+        answered.second,
+        if oracle.has_second() {
+            ""
+        } else {
+            "; no python with torch: Python-only calls count as unsupported"
+        }
     );
     let unsupported: u64 = tally.unsupported.values().sum();
     println!(
@@ -172,7 +200,7 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
     for ((side, reason), n) in &tally.unsupported {
         let who = match side {
             Side::Engine => "engine",
-            Side::Oracle => "tch",
+            Side::Oracle => "torch",
         };
         println!("    {n:>6} unsupported by {who}: {reason}");
     }
@@ -180,7 +208,7 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
         println!(
             "  {} shrunk findings in {} (copy them into fixtures/regressions/ to keep them)",
             written.len(),
-            args.out.display()
+            out.display()
         );
     }
     Ok(if tally.mismatch + tally.failure == 0 {
@@ -188,6 +216,39 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `$CARGO_TARGET_DIR/diff-regressions`, else `target/diff-regressions`.
+fn default_out() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("target"))
+        .join("diff-regressions")
+}
+
+/// The PyTorch adapter under `python`, started; `None` (with a note) when there is no such
+/// python or the adapter does not start.
+fn python_torch(python: Option<PathBuf>) -> Option<SubprocessBackend> {
+    let Some(python) = python.or_else(default_python) else {
+        eprintln!("note: no python with torch (--python, $BCAST_PYTHON or the venv): Python-only calls count as unsupported");
+        return None;
+    };
+    let limits = AdapterLimits::default();
+    let script = adapters_dir().join("torch_adapter.py");
+    let backend = SubprocessBackend::new(AdapterConfig {
+        command: vec![python.display().to_string(), script.display().to_string()],
+        case_timeout: limits.case,
+        handshake_timeout: limits.handshake,
+        max_failed_starts: 3,
+        max_line_bytes: limits.max_line_bytes,
+    });
+    match backend.start_error() {
+        Some(why) => {
+            eprintln!("note: the PyTorch adapter did not start ({why}): Python-only calls count as unsupported");
+            None
+        }
+        None => Some(backend),
+    }
 }
 
 /// The same cases through the reference engine alone: the speed `bcast diff` compares with.

@@ -8,7 +8,10 @@ use bcast_conformance::backend::reference::ReferenceBackend;
 use bcast_conformance::backend::tch::{run_tch, TchBackend};
 use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
 use bcast_conformance::case::{load_paths, validate_case, Case, Outcome, ResultValue};
+use bcast_conformance::backend::registry::{adapters_dir, default_python, AdapterLimits};
+use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
 use bcast_fuzzing::diff::{diff_case, regression_case, DiffVerdict, Side};
+use bcast_fuzzing::fallback::FallbackOracle;
 use bcast_fuzzing::gen::{find_family, generate};
 use bcast_fuzzing::shrink::{candidates, complexity, shrink};
 use std::path::Path;
@@ -46,6 +49,51 @@ fn generated_expand_cases_agree_with_libtorch() {
         let run = diff_case(&mut ReferenceBackend, &mut oracle, &case);
         assert_eq!(run.verdict, DiffVerdict::Agree, "{}", case.id);
     }
+}
+
+/// The PyTorch adapter under the project's venv python, when there is one.
+fn python_torch() -> Option<SubprocessBackend> {
+    let Some(python) = default_python() else {
+        eprintln!("no venv python: the Python side of the differential is not tested here");
+        return None;
+    };
+    let script = adapters_dir().join("torch_adapter.py");
+    let limits = AdapterLimits::default();
+    let backend = SubprocessBackend::new(AdapterConfig {
+        command: vec![python.display().to_string(), script.display().to_string()],
+        case_timeout: limits.case,
+        handshake_timeout: limits.handshake,
+        max_failed_starts: 3,
+        max_line_bytes: limits.max_line_bytes,
+    });
+    assert_eq!(backend.start_error(), None, "the PyTorch adapter starts");
+    Some(backend)
+}
+
+/// `torch.broadcast_shapes` exists only in Python: libtorch alone cannot compare it, and with
+/// Python torch behind it every generated case is compared, and agrees.
+#[test]
+fn python_only_calls_are_compared_through_python_torch() {
+    let family = find_family("broadcast_shapes").expect("the broadcast_shapes family");
+    let Some(python) = python_torch() else {
+        return;
+    };
+    let tch = TchBackend::new().unwrap_or_else(|e| panic!("{e}"));
+    let mut alone = TchBackend::new().unwrap_or_else(|e| panic!("{e}"));
+    let mut oracle = FallbackOracle::new(tch, Some(python));
+    for index in 0..60 {
+        let case = generate(family, 11, index);
+        let by_tch = diff_case(&mut ReferenceBackend, &mut alone, &case);
+        assert!(
+            matches!(by_tch.verdict, DiffVerdict::Unsupported { side: Side::Oracle, .. }),
+            "{}: {}",
+            case.id,
+            by_tch.verdict.summary()
+        );
+        let run = diff_case(&mut ReferenceBackend, &mut oracle, &case);
+        assert_eq!(run.verdict, DiffVerdict::Agree, "{}: {}", case.id, run.verdict.summary());
+    }
+    assert_eq!(oracle.tally.second, 60);
 }
 
 #[test]

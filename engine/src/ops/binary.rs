@@ -260,7 +260,17 @@ fn run_real<T: Real>(
 ) -> Result<()> {
     let al = T::from_scalar(alpha);
     match op {
-        BinaryOp::Add(_) | BinaryOp::Sub(_) => map_binary(out, a, b, move |x: T, y: T| x + al * y),
+        // torch's kernel is `fmadd(b, alpha, a)`, one rounding (ufunc/add.h); with alpha 1 or
+        // -1 that is the plain sum or difference, which keeps the vectorised loop.
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == T::ONE => {
+            map_binary(out, a, b, |x: T, y: T| x + y)
+        }
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == -T::ONE => {
+            map_binary(out, a, b, |x: T, y: T| x - y)
+        }
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => {
+            map_binary(out, a, b, move |x: T, y: T| y.mul_add(al, x))
+        }
         BinaryOp::Mul => map_binary(out, a, b, |x: T, y: T| x * y),
         BinaryOp::Div => map_binary(out, a, b, |x: T, y: T| x / y),
         BinaryOp::Pow => map_binary(out, a, b, T::powf),

@@ -4,7 +4,7 @@
 use super::raw::{
     call, ptr, scalar_tensor, scalar_tensor_out, tensor_scalar, tensor_scalar_out, RawScalar,
 };
-use super::{unsupported, CallResult, Operand, TchArgs, TchCallError, TchValue};
+use super::{shim, unsupported, CallResult, Operand, TchArgs, TchCallError, TchValue};
 use crate::case::Arg;
 use tch::{TchError, Tensor};
 
@@ -359,9 +359,6 @@ fn out_tensor(a: &TchArgs, form: Form, name: &str) -> Result<Option<Tensor>, Tch
 
 fn run_binary(op: &Binary, a: &TchArgs, form: Form, name: &str) -> CallResult {
     a.only_kwargs(&["input", "other", "out", "rounding_mode", "alpha"])?;
-    if a.kwarg("alpha").is_some() {
-        return unsupported(format!("{name}: tch exposes no alpha argument"));
-    }
     let first = a.param(0, "input").ok_or_else(|| missing(name))?;
     let second = a.param(1, "other").ok_or_else(|| missing(name))?;
     if a.len() > 2 {
@@ -371,6 +368,9 @@ fn run_binary(op: &Binary, a: &TchArgs, form: Form, name: &str) -> CallResult {
     let y = a.as_operand(second)?;
     let out = out_tensor(a, form, name)?;
     let number_ok = |position: Numbers| op.numbers == Numbers::Both || op.numbers == position;
+    if let Some(alpha) = a.kwarg("alpha") {
+        return with_alpha(a.as_operand(alpha)?, x, y, out, form, name, number_ok);
+    }
     let result = match (x, y) {
         (Operand::Tensor(mut x), y) if form == Form::InPlace => {
             let Some(tt_in) = &op.tt_in else {
@@ -409,11 +409,63 @@ fn run_binary(op: &Binary, a: &TchArgs, form: Form, name: &str) -> CallResult {
             (None, ..) => (op.tt)(&n.wrapped()?, &y),
             (Some(o), ..) => with_out(&op.tt_out, name)?(o, &n.wrapped()?, &y),
         },
-        (Operand::Number(_), Operand::Number(_)) => {
-            return unsupported(format!("{name}: two numbers and no tensor"))
+        (Operand::Number(_), Operand::Number(_)) if op.numbers != Numbers::Both => {
+            return python_type_error(name, "a number as the first argument")
         }
+        // `torch.add(2, 3)`: Python passes both as wrapped-number tensors.
+        (Operand::Number(n), Operand::Number(m)) => match &out {
+            None => (op.tt)(&n.wrapped()?, &m.wrapped()?),
+            Some(o) => with_out(&op.tt_out, name)?(o, &n.wrapped()?, &m.wrapped()?),
+        },
     };
     Ok(TchValue::Tensor(result?))
+}
+
+/// `add`/`sub` with `alpha=`, through the shim's `at::add`/`at::sub` (tch has no alpha): a
+/// number operand becomes the wrapped-number tensor Python passes.
+fn with_alpha(
+    alpha: Operand,
+    x: Operand,
+    y: Operand,
+    out: Option<Tensor>,
+    form: Form,
+    name: &str,
+    number_ok: impl Fn(Numbers) -> bool,
+) -> CallResult {
+    let base = name.rsplit('.').next().unwrap_or(name).trim_end_matches('_');
+    let subtract = match base {
+        "add" => false,
+        "sub" | "subtract" => true,
+        _ => return python_type_error(name, "alpha= is a keyword of add and sub only"),
+    };
+    let Operand::Number(alpha) = alpha else {
+        return python_type_error(name, "alpha must be a number");
+    };
+    // A number may come first only where both may be numbers (as in `run_binary`).
+    let tensor = |operand: Operand, first: bool| -> Result<Tensor, TchCallError> {
+        match operand {
+            Operand::Tensor(t) => Ok(t),
+            Operand::Number(_) if first && !number_ok(Numbers::Both) => {
+                python_type_error(name, "a number as the first argument")
+            }
+            Operand::Number(_) if !first && !number_ok(Numbers::Second) => {
+                python_type_error(name, "a number as the second argument")
+            }
+            Operand::Number(n) => Ok(n.wrapped()?),
+        }
+    };
+    if matches!(x, Operand::Number(_)) && form == Form::InPlace {
+        return python_type_error(name, "a number to update in place");
+    }
+    let x = tensor(x, true)?;
+    let y = tensor(y, false)?;
+    let alpha = alpha.scalar();
+    let where_to = match (form, &out) {
+        (Form::InPlace, _) => shim::AlphaForm::InPlace,
+        (_, Some(o)) => shim::AlphaForm::Out(o),
+        (_, None) => shim::AlphaForm::Plain,
+    };
+    Ok(TchValue::Tensor(shim::add_alpha(&x, &y, &alpha, subtract, where_to)?))
 }
 
 fn with_out<'f, F: ?Sized>(form: &'f Option<Box<F>>, name: &str) -> Result<&'f F, TchCallError> {

@@ -90,8 +90,12 @@ pub enum TchCallError {
     /// A check of libtorch's header-only indexing code (which tch cannot reach), made here
     /// with its class and message (see `index.rs`).
     Raised(ErrorOutcome),
-    /// The call has no tch twin.
+    /// The call has no tch twin: a named rule (`unsupported(...)`) says the form exists only in
+    /// Python or tch cannot reach it.
     Unsupported(String),
+    /// The backend could not read the case's arguments: a bug of this backend or of the case,
+    /// reported as a failure, never as "unsupported" (which would hide it).
+    Arguments(String),
 }
 
 impl From<TchError> for TchCallError {
@@ -104,7 +108,7 @@ impl From<CallError> for TchCallError {
     fn from(e: CallError) -> TchCallError {
         match e {
             CallError::Unsupported(m) => TchCallError::Unsupported(m),
-            CallError::Engine(e) => TchCallError::Unsupported(e.message().to_string()),
+            CallError::Engine(e) => TchCallError::Arguments(e.to_string()),
         }
     }
 }
@@ -241,6 +245,11 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
             };
         }
         Err(TchCallError::Raised(e)) => return Ok(Outcome::Error(e)),
+        Err(TchCallError::Arguments(m)) => {
+            return Err(BackendFailure::bad_input(format!(
+                "tch backend could not read the arguments: {m}"
+            )))
+        }
         Err(TchCallError::Unsupported(m)) => {
             let m = m.strip_prefix(BackendFailure::UNSUPPORTED).unwrap_or(&m);
             return Err(BackendFailure::unsupported(m));

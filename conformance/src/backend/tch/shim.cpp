@@ -6,8 +6,10 @@
 //  - the C++ class of the exception behind an error. tch keeps only `what()`, so this file
 //    interposes `__cxa_throw`: every throw records which Python class torch's bindings would
 //    raise for it (the order of CATCH_CORE_ERRORS in torch/csrc/Exceptions.h);
-//  - quiet: no warnings on stderr, no stack frames collected for errors.
+//  - quiet: no warnings on stderr, no stack frames collected for errors;
+//  - `add`/`sub` with `alpha=` (tch's generated wrappers drop the argument).
 
+#include <ATen/Functions.h>
 #include <ATen/ScalarOps.h>
 #include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
@@ -107,6 +109,31 @@ at::Tensor* bcast_tch_wrapped_number(const at::Scalar* scalar) {
     return new at::Tensor(at::native::wrapped_scalar_tensor(*scalar));
   } catch (const std::exception&) {
     return nullptr;
+  }
+}
+
+// libtch's error slot (torch-sys's libtch/torch_api.cpp), read by torch_sys::get_and_reset_last_err.
+extern thread_local char* torch_last_err;
+
+// `add`/`sub` (`subtract`) with alpha, as Python's `torch.add(x, y, alpha=a)` calls them:
+// form 0 `at::add`, 1 in place on `self` (`x.add_(y, alpha=a)`), 2 into `out`. Writes the
+// result handle (owned by the caller) to `result[0]`, or sets libtch's error slot to what
+// libtorch raised, as libtch's own wrappers do.
+void bcast_tch_add_alpha(at::Tensor** result, at::Tensor* self, at::Tensor* other,
+                         const at::Scalar* alpha, int subtract, int form, at::Tensor* out) {
+  try {
+    at::Tensor r;
+    if (form == 1) {
+      r = subtract ? self->sub_(*other, *alpha) : self->add_(*other, *alpha);
+    } else if (form == 2) {
+      r = subtract ? at::sub_out(*out, *self, *other, *alpha)
+                   : at::add_out(*out, *self, *other, *alpha);
+    } else {
+      r = subtract ? at::sub(*self, *other, *alpha) : at::add(*self, *other, *alpha);
+    }
+    result[0] = new at::Tensor(r);
+  } catch (const std::exception& e) {
+    torch_last_err = strdup(e.what());
   }
 }
 

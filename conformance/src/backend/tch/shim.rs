@@ -17,6 +17,15 @@ mod ffi {
         pub fn bcast_tch_bool_scalar(value: c_int) -> *mut c_void;
         pub fn bcast_tch_torch_version() -> *const c_char;
         pub fn bcast_tch_wrapped_number(scalar: *const c_void) -> *mut c_void;
+        pub fn bcast_tch_add_alpha(
+            result: *mut *mut c_void,
+            this: *mut c_void,
+            other: *mut c_void,
+            alpha: *const c_void,
+            subtract: c_int,
+            form: c_int,
+            out: *mut c_void,
+        );
     }
 }
 
@@ -78,6 +87,48 @@ pub fn wrapped_number(scalar: *const torch_sys::C_scalar) -> Option<Tensor> {
         let t = ffi::bcast_tch_wrapped_number(scalar as *const c_void);
         (!t.is_null()).then(|| Tensor::from_ptr(t as *mut torch_sys::C_tensor))
     }
+}
+
+/// Where `add`/`sub` with alpha writes its result.
+#[derive(Debug, Clone, Copy)]
+pub enum AlphaForm<'a> {
+    /// `torch.add(x, y, alpha=a)`: a new tensor.
+    Plain,
+    /// `x.add_(y, alpha=a)`: into `x`.
+    InPlace,
+    /// `torch.add(x, y, alpha=a, out=o)`: into `o`.
+    Out(&'a Tensor),
+}
+
+/// `at::add` / `at::sub` (`subtract`) of `x` and `y` with `alpha`, as Python calls them; the
+/// error is libtorch's.
+pub fn add_alpha(
+    x: &Tensor,
+    y: &Tensor,
+    alpha: &super::raw::RawScalar,
+    subtract: bool,
+    form: AlphaForm<'_>,
+) -> Result<Tensor, tch::TchError> {
+    let (code, out) = match form {
+        AlphaForm::Plain => (0, std::ptr::null_mut()),
+        AlphaForm::InPlace => (1, std::ptr::null_mut()),
+        AlphaForm::Out(o) => (2, o.as_ptr() as *mut c_void),
+    };
+    super::raw::call(|result| {
+        // SAFETY: every pointer is a live `at::Tensor*` / `at::Scalar*` (or null `out` when
+        // unused); the shim writes a new handle to `result[0]` or sets libtch's error slot.
+        unsafe {
+            ffi::bcast_tch_add_alpha(
+                result as *mut *mut c_void,
+                x.as_ptr() as *mut c_void,
+                y.as_ptr() as *mut c_void,
+                alpha.as_ptr() as *const c_void,
+                subtract as c_int,
+                code,
+                out,
+            )
+        }
+    })
 }
 
 /// The version of the libtorch this binary links ("2.13.0").

@@ -1,0 +1,151 @@
+//! An oracle made of two backends: the first answers what it can, and a case it cannot
+//! express (a [`FailureKind::Unsupported`](bcast_conformance::backend::FailureKind) answer) goes
+//! to the second. `bcast diff` puts libtorch first and Python torch (the PyTorch adapter,
+//! through the protocol) second, so the calls that exist only in Python (`alpha=` on a method,
+//! `torch.broadcast_shapes`, the argument parser's `TypeError`s, ...) are compared too.
+//!
+//! ```
+//! use bcast_conformance::backend::reference::ReferenceBackend;
+//! use bcast_conformance::backend::Backend;
+//! use bcast_fuzzing::fallback::FallbackOracle;
+//! use bcast_fuzzing::gen::{find_family, generate};
+//! let mut oracle = FallbackOracle::new(ReferenceBackend, Some(ReferenceBackend));
+//! let case = generate(find_family("expand").unwrap(), 1, 0);
+//! assert!(oracle.run(&case).is_ok());
+//! assert_eq!((oracle.tally.first, oracle.tally.second), (1, 0));
+//! ```
+
+use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
+use bcast_conformance::case::{Case, Outcome};
+
+/// How many cases each side answered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FallbackTally {
+    /// Answered (or failed on) by the first backend.
+    pub first: u64,
+    /// Handed to the second because the first could not express them.
+    pub second: u64,
+}
+
+/// The first backend, and the second for what the first cannot express.
+pub struct FallbackOracle<A, B> {
+    first: A,
+    second: Option<B>,
+    /// Which side answered, case by case.
+    pub tally: FallbackTally,
+}
+
+impl<A: Backend, B: Backend> FallbackOracle<A, B> {
+    /// `second` may be absent: then the oracle is `first` alone.
+    pub fn new(first: A, second: Option<B>) -> Self {
+        FallbackOracle {
+            first,
+            second,
+            tally: FallbackTally::default(),
+        }
+    }
+
+    /// Whether a second backend is there.
+    pub fn has_second(&self) -> bool {
+        self.second.is_some()
+    }
+}
+
+impl<A: Backend, B: Backend> Backend for FallbackOracle<A, B> {
+    fn name(&self) -> String {
+        match &self.second {
+            Some(second) => format!("{} (else {})", self.first.name(), second.name()),
+            None => self.first.name(),
+        }
+    }
+
+    /// The first backend's levels and dtypes (the comparison's); every op when a second
+    /// backend takes what the first lacks.
+    fn capabilities(&self) -> Capabilities {
+        let mut caps = self.first.capabilities();
+        if self.second.is_some() {
+            caps.ops = None;
+        }
+        caps
+    }
+
+    fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
+        match (self.first.run(case), self.second.as_mut()) {
+            (Err(f), Some(second)) if f.is_unsupported() => {
+                self.tally.second += 1;
+                second.run(case)
+            }
+            (answer, _) => {
+                self.tally.first += 1;
+                answer
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bcast_conformance::backend::reference::ReferenceBackend;
+    use bcast_conformance::backend::FailureKind;
+
+    /// A backend that cannot express anything.
+    struct Nothing;
+
+    impl Backend for Nothing {
+        fn name(&self) -> String {
+            "nothing".to_string()
+        }
+        fn capabilities(&self) -> Capabilities {
+            ReferenceBackend.capabilities()
+        }
+        fn run(&mut self, _: &Case) -> Result<Outcome, BackendFailure> {
+            Err(BackendFailure::unsupported("no op at all"))
+        }
+    }
+
+    /// A backend that crashes on everything.
+    struct Crashes;
+
+    impl Backend for Crashes {
+        fn name(&self) -> String {
+            "crashes".to_string()
+        }
+        fn capabilities(&self) -> Capabilities {
+            ReferenceBackend.capabilities()
+        }
+        fn run(&mut self, _: &Case) -> Result<Outcome, BackendFailure> {
+            Err(BackendFailure::new(FailureKind::Crashed, "boom"))
+        }
+    }
+
+    fn a_case() -> Case {
+        crate::gen::generate(crate::gen::find_family("expand").unwrap(), 3, 1)
+    }
+
+    #[test]
+    fn what_the_first_cannot_express_goes_to_the_second() {
+        let mut oracle = FallbackOracle::new(Nothing, Some(ReferenceBackend));
+        let case = a_case();
+        assert_eq!(oracle.run(&case), ReferenceBackend.run(&case));
+        assert_eq!(oracle.tally, FallbackTally { first: 0, second: 1 });
+        assert!(oracle.capabilities().ops.is_none());
+        assert_eq!(oracle.name(), "nothing (else reference)");
+    }
+
+    #[test]
+    fn a_failure_of_the_first_is_its_own_not_handed_on() {
+        let mut oracle = FallbackOracle::new(Crashes, Some(ReferenceBackend));
+        let failure = oracle.run(&a_case()).unwrap_err();
+        assert_eq!(failure.kind, FailureKind::Crashed);
+        assert_eq!(oracle.tally, FallbackTally { first: 1, second: 0 });
+    }
+
+    #[test]
+    fn without_a_second_the_first_answers_alone() {
+        let mut oracle = FallbackOracle::<_, ReferenceBackend>::new(Nothing, None);
+        assert!(oracle.run(&a_case()).unwrap_err().is_unsupported());
+        assert_eq!(oracle.tally, FallbackTally { first: 1, second: 0 });
+        assert_eq!(oracle.name(), "nothing");
+    }
+}
