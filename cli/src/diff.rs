@@ -153,7 +153,8 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
                                 args.seed, args.count, family.name
                             ),
                         );
-                        let path = out.join(format!("diff-{}-s{}-{index}.json", family.name, args.seed));
+                        let path =
+                            out.join(format!("diff-{}-s{}-{index}.json", family.name, args.seed));
                         std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
                         std::fs::write(&path, fixture_json(&file)).map_err(|e| e.to_string())?;
                         eprintln!("  shrunk: {}", rerun.verdict.summary());

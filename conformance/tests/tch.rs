@@ -138,6 +138,9 @@ fn python_forms_that_reach_aten_run_through_libtorch() {
     }
     eprintln!("through libtorch: {counts:?}");
     for form in ["alpha=", "two numbers", "einsum sublists"] {
-        assert!(counts.get(form).copied().unwrap_or(0) > 0, "no fixture of the form {form}");
+        assert!(
+            counts.get(form).copied().unwrap_or(0) > 0,
+            "no fixture of the form {form}"
+        );
     }
 }

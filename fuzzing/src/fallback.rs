@@ -128,7 +128,13 @@ mod tests {
         let mut oracle = FallbackOracle::new(Nothing, Some(ReferenceBackend));
         let case = a_case();
         assert_eq!(oracle.run(&case), ReferenceBackend.run(&case));
-        assert_eq!(oracle.tally, FallbackTally { first: 0, second: 1 });
+        assert_eq!(
+            oracle.tally,
+            FallbackTally {
+                first: 0,
+                second: 1
+            }
+        );
         assert!(oracle.capabilities().ops.is_none());
         assert_eq!(oracle.name(), "nothing (else reference)");
     }
@@ -138,14 +144,26 @@ mod tests {
         let mut oracle = FallbackOracle::new(Crashes, Some(ReferenceBackend));
         let failure = oracle.run(&a_case()).unwrap_err();
         assert_eq!(failure.kind, FailureKind::Crashed);
-        assert_eq!(oracle.tally, FallbackTally { first: 1, second: 0 });
+        assert_eq!(
+            oracle.tally,
+            FallbackTally {
+                first: 1,
+                second: 0
+            }
+        );
     }
 
     #[test]
     fn without_a_second_the_first_answers_alone() {
         let mut oracle = FallbackOracle::<_, ReferenceBackend>::new(Nothing, None);
         assert!(oracle.run(&a_case()).unwrap_err().is_unsupported());
-        assert_eq!(oracle.tally, FallbackTally { first: 1, second: 0 });
+        assert_eq!(
+            oracle.tally,
+            FallbackTally {
+                first: 1,
+                second: 0
+            }
+        );
         assert_eq!(oracle.name(), "nothing");
     }
 }

@@ -5,11 +5,11 @@
 #![cfg(feature = "torch")]
 
 use bcast_conformance::backend::reference::ReferenceBackend;
+use bcast_conformance::backend::registry::{adapters_dir, default_python, AdapterLimits};
+use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
 use bcast_conformance::backend::tch::{run_tch, TchBackend};
 use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
 use bcast_conformance::case::{load_paths, validate_case, Case, Outcome, ResultValue};
-use bcast_conformance::backend::registry::{adapters_dir, default_python, AdapterLimits};
-use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
 use bcast_fuzzing::diff::{diff_case, regression_case, DiffVerdict, Side};
 use bcast_fuzzing::fallback::FallbackOracle;
 use bcast_fuzzing::gen::{find_family, generate};
@@ -85,13 +85,25 @@ fn python_only_calls_are_compared_through_python_torch() {
         let case = generate(family, 11, index);
         let by_tch = diff_case(&mut ReferenceBackend, &mut alone, &case);
         assert!(
-            matches!(by_tch.verdict, DiffVerdict::Unsupported { side: Side::Oracle, .. }),
+            matches!(
+                by_tch.verdict,
+                DiffVerdict::Unsupported {
+                    side: Side::Oracle,
+                    ..
+                }
+            ),
             "{}: {}",
             case.id,
             by_tch.verdict.summary()
         );
         let run = diff_case(&mut ReferenceBackend, &mut oracle, &case);
-        assert_eq!(run.verdict, DiffVerdict::Agree, "{}: {}", case.id, run.verdict.summary());
+        assert_eq!(
+            run.verdict,
+            DiffVerdict::Agree,
+            "{}: {}",
+            case.id,
+            run.verdict.summary()
+        );
     }
     assert_eq!(oracle.tally.second, 60);
 }

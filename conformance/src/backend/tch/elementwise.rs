@@ -432,7 +432,11 @@ fn with_alpha(
     name: &str,
     number_ok: impl Fn(Numbers) -> bool,
 ) -> CallResult {
-    let base = name.rsplit('.').next().unwrap_or(name).trim_end_matches('_');
+    let base = name
+        .rsplit('.')
+        .next()
+        .unwrap_or(name)
+        .trim_end_matches('_');
     let subtract = match base {
         "add" => false,
         "sub" | "subtract" => true,
@@ -465,7 +469,9 @@ fn with_alpha(
         (_, Some(o)) => shim::AlphaForm::Out(o),
         (_, None) => shim::AlphaForm::Plain,
     };
-    Ok(TchValue::Tensor(shim::add_alpha(&x, &y, &alpha, subtract, where_to)?))
+    Ok(TchValue::Tensor(shim::add_alpha(
+        &x, &y, &alpha, subtract, where_to,
+    )?))
 }
 
 fn with_out<'f, F: ?Sized>(form: &'f Option<Box<F>>, name: &str) -> Result<&'f F, TchCallError> {

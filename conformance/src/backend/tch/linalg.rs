@@ -64,7 +64,11 @@ fn einsum(a: &TchArgs) -> CallResult {
         Arg::Tensor(_) => {
             let args: Vec<&Arg> = (0..a.len()).filter_map(|i| a.get(i)).collect();
             let has_output = args.len() % 2 == 1;
-            let end = if has_output { args.len() - 1 } else { args.len() };
+            let end = if has_output {
+                args.len() - 1
+            } else {
+                args.len()
+            };
             let mut lists = Vec::new();
             for s in args[1..end].iter().step_by(2) {
                 lists.push(a.as_ints(s)?);
@@ -89,7 +93,11 @@ fn einsum(a: &TchArgs) -> CallResult {
             let operands = match (a.get(1), a.len()) {
                 (Some(Arg::Tensors(_)), 2) => a.tensor_list(1)?,
                 (Some(Arg::Tensor(_)) | None, _) => a.tensor_list(1)?,
-                _ => return unsupported("torch.einsum: operands that are neither tensors nor one list"),
+                _ => {
+                    return unsupported(
+                        "torch.einsum: operands that are neither tensors nor one list",
+                    )
+                }
             };
             (equation, operands)
         }
