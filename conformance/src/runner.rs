@@ -67,6 +67,22 @@ pub struct CaseReport {
 
 /// Why a backend does not claim a case, if it does not: its op, a dtype of its storages or of
 /// its `dtype` arguments, or something it declines.
+///
+/// ```
+/// use bcast_conformance::backend::Capabilities;
+/// use bcast_conformance::case::Case;
+/// use bcast_conformance::runner::skip_reason;
+/// let caps: Capabilities = serde_json::from_str(
+///     r#"{"ops": null, "dtypes": ["float32"], "levels": ["shapes"]}"#).unwrap();
+/// let case = |storage: &str, dtype_arg: &str| -> Case { serde_json::from_str(&format!(
+///     r#"{{"id": "c", "storages": {{"s": {{"dtype": "{storage}", "values": [1]}}}},
+///     "tensors": {{"t": {{"storage": "s", "shape": [1], "strides": [1]}}}},
+///     "call": {{"fn": "torch.sum", "args": [{{"tensor": "t"}}],
+///     "kwargs": {{"dtype": {{"dtype": "{dtype_arg}"}}}}}}}}"#)).unwrap() };
+/// assert_eq!(skip_reason(&case("float32", "float32"), &caps), None);
+/// assert_eq!(skip_reason(&case("uint8", "float32"), &caps).unwrap(), "dtype uint8 not claimed");
+/// assert_eq!(skip_reason(&case("float32", "float16"), &caps).unwrap(), "dtype float16 not claimed");
+/// ```
 pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
     skip_reason_with(case, caps, |d| format!("dtype {} not claimed", d.name()))
 }

@@ -92,6 +92,12 @@ class Build(unittest.TestCase):
         self.assertEqual(storages["v"][2], float("-inf"))
         self.assertEqual(tensors["t"], [1.5])
 
+    def test_a_literal_value_outside_its_dtype_is_a_fixture_error(self):
+        for dtype, v in [("uint8", 300), ("int8", -129), ("float16", 0.1), ("complex64", 1.0), ("int64", 1.5)]:
+            with self.assertRaises(kit.FixtureError) as e:
+                build_lists({"storages": {"v": {"dtype": dtype, "values": [0 if dtype != "complex64" else [0, 0], v]}}})
+            self.assertIn("storage v: values[1]", str(e.exception))
+
     def test_an_unknown_dtype_is_a_fixture_error(self):
         with self.assertRaises(kit.FixtureError):
             build_lists({"storages": {"v": {"dtype": "int4", "values": [1]}}})
