@@ -321,4 +321,9 @@ pub trait Backend {
     fn capabilities(&self) -> Capabilities;
     /// Runs one case (its `expect` is ignored) and reports what happened.
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure>;
+    /// Why a case that uses `dtype`, which [`Backend::capabilities`] does not claim, is
+    /// skipped: `dtype X not claimed` unless the backend says more.
+    fn unclaimed_dtype(&self, dtype: DType) -> String {
+        format!("dtype {} not claimed", dtype.name())
+    }
 }

@@ -135,7 +135,9 @@ pub fn compare_case(case: &Case, got: &Outcome, levels: &BTreeSet<Level>) -> Vec
 /// How the elements of a dtype compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Elements {
-    /// Floating: numerically, within the case's tolerance.
+    /// Floating (`float16`, `bfloat16`, `float32`, `float64`, and each part of `complex64`
+    /// and `complex128`): numerically, within the case's tolerance, exactly without one
+    /// (torch's CPU kernels are deterministic; a case that wants slack gives a tolerance).
     Floating,
     /// Integer or bool: exactly, and a float is never an integer.
     Exact,
@@ -331,27 +333,42 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
 }
 
 /// Whether two elements agree: NaN equals NaN, `0.0` equals `-0.0`, and floats may differ
-/// within the tolerance.
+/// within the tolerance, `|got - want| <= atol + rtol * |want|`. Integers and bools agree
+/// only when equal. A complex value agrees with a complex value part by part, each part as a
+/// float with the same tolerance (`|got.re - want.re| <= atol + rtol * |want.re|`, and the
+/// same for `im`), and never with a real one.
+///
+/// ```
+/// use bcast_case::{values_agree, Num, Tolerance};
+/// let tol = Some(Tolerance { rtol: 0.0, atol: 0.01 });
+/// assert!(values_agree(Num::Complex(1.0, f64::NAN), Num::Complex(1.0, f64::NAN), None));
+/// assert!(values_agree(Num::Complex(1.0, 2.0), Num::Complex(1.005, 1.995), tol));
+/// assert!(!values_agree(Num::Complex(1.0, 2.0), Num::Complex(1.0, 2.5), tol));
+/// assert!(!values_agree(Num::Complex(1.0, 0.0), Num::Float(1.0), None));
+/// ```
 pub fn values_agree(e: Num, g: Num, tolerance: Option<Tolerance>) -> bool {
     match (e, g) {
         (Num::Bool(a), Num::Bool(b)) => a == b,
         (Num::Int(a), Num::Int(b)) => a == b,
         (Num::Bool(_), _) | (_, Num::Bool(_)) => false,
-        (a, b) => {
-            let (a, b) = (a.to_f64(), b.to_f64());
-            if a.is_nan() || b.is_nan() {
-                return a.is_nan() && b.is_nan();
-            }
-            if a == b {
-                return true;
-            }
-            match tolerance {
-                Some(t) if a.is_finite() && b.is_finite() => {
-                    (a - b).abs() <= t.atol + t.rtol * a.abs()
-                }
-                _ => false,
-            }
+        (Num::Complex(er, ei), Num::Complex(gr, gi)) => {
+            floats_agree(er, gr, tolerance) && floats_agree(ei, gi, tolerance)
         }
+        (Num::Complex(..), _) | (_, Num::Complex(..)) => false,
+        (a, b) => floats_agree(a.to_f64(), b.to_f64(), tolerance),
+    }
+}
+
+fn floats_agree(a: f64, b: f64, tolerance: Option<Tolerance>) -> bool {
+    if a.is_nan() || b.is_nan() {
+        return a.is_nan() && b.is_nan();
+    }
+    if a == b {
+        return true;
+    }
+    match tolerance {
+        Some(t) if a.is_finite() && b.is_finite() => (a - b).abs() <= t.atol + t.rtol * a.abs(),
+        _ => false,
     }
 }
 
@@ -408,5 +425,6 @@ fn show(n: Num) -> String {
         Num::Bool(b) => b.to_string(),
         Num::Int(i) => i.to_string(),
         Num::Float(f) => format!("{f:?}"),
+        Num::Complex(re, im) => format!("[{re:?}, {im:?}]"),
     }
 }

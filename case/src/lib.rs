@@ -54,12 +54,12 @@ pub use bounded::{
     MAX_RESULT_TENSORS, MAX_TEXT_BYTES,
 };
 pub use compare::{compare_case, compare_outcomes, values_agree, Mismatch};
-pub use dtype::DType;
+pub use dtype::{DType, ValueKind};
 pub use fill::{fill_values, splitmix64};
 pub use level::Level;
 pub use load::{
-    load_dir, load_file, load_paths, required_len, storage_dtype, storage_values, validate_case,
-    LoadError, LoadedCase, MAX_FIXTURE_STORAGE,
+    check_schema, load_dir, load_file, load_paths, required_len, schema_for, storage_dtype,
+    storage_values, validate_case, LoadError, LoadedCase, MAX_FIXTURE_STORAGE,
 };
 pub use model::*;
 pub use number::Num;

@@ -1,7 +1,10 @@
 //! Reading fixture files: parse, check the schema version, validate every case, and reject
 //! duplicate ids. A malformed file is an error naming the file and the problem, never a panic.
 
-use super::{fill_values, Case, Num, StorageSpec, SCHEMA_VERSION};
+use super::{
+    fill_values, Arg, Case, Num, Outcome, ResultValue, StorageSpec, MIN_SCHEMA_VERSION,
+    SCHEMA_VERSION,
+};
 use crate::DType;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -74,11 +77,11 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|e| error(path, e.to_string()))?;
     let file: RawFixtureFile = serde_json::from_str(&text)
         .map_err(|e| error(path, format!("invalid fixture JSON: {e}")))?;
-    if file.schema != SCHEMA_VERSION {
+    if !(MIN_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&file.schema) {
         return Err(error(
             path,
             format!(
-                "schema version {} is not supported (this runner reads {SCHEMA_VERSION})",
+                "schema version {} is not supported (this runner reads {MIN_SCHEMA_VERSION} to {SCHEMA_VERSION})",
                 file.schema
             ),
         ));
@@ -92,7 +95,9 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
                 _ => format!("case #{index} (no id)"),
             };
             let case = decode_case(raw.get()).map_err(|m| error(path, format!("{name}: {m}")))?;
-            validate_case(&case).map_err(|m| error(path, format!("{name}: {m}")))?;
+            validate_case(&case)
+                .and_then(|()| check_schema(&case, file.schema))
+                .map_err(|m| error(path, format!("{name}: {m}")))?;
             Ok(LoadedCase {
                 case,
                 file: path.to_path_buf(),
@@ -176,6 +181,53 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
     Ok(())
 }
 
+/// Checks that a case names only dtypes its file's schema version has: a version-1 file reads
+/// as it always did, with the four dtypes of version 1.
+///
+/// ```
+/// use bcast_case::{check_schema, Case};
+/// let case: Case = serde_json::from_str(r#"{"id": "u", "storages": {"s": {"dtype": "uint8",
+///     "values": [1]}}, "call": {"fn": "Tensor.numel"}}"#).unwrap();
+/// assert!(check_schema(&case, 2).is_ok());
+/// assert_eq!(check_schema(&case, 1).unwrap_err(), "dtype uint8 needs schema 2 (the file says 1)");
+/// ```
+pub fn check_schema(case: &Case, schema: u32) -> Result<(), String> {
+    for name in case.dtype_names() {
+        if let Some(d) = DType::from_name(name) {
+            if d.since_schema() > schema {
+                return Err(format!(
+                    "dtype {name} needs schema {} (the file says {schema})",
+                    d.since_schema()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The schema version a file of these cases is written with: the lowest that has every dtype
+/// they name (1 unless one of the dtypes of version 2 appears), so that a file of version-1
+/// cases is written exactly as before.
+///
+/// ```
+/// use bcast_case::{schema_for, Case};
+/// let case = |dtype: &str| -> Case { serde_json::from_str(&format!(r#"{{"id": "c",
+///     "storages": {{"s": {{"dtype": "{dtype}", "fill": {{"kind": "arange", "len": 2}}}}}},
+///     "call": {{"fn": "Tensor.numel"}}}}"#)).unwrap() };
+/// assert_eq!(schema_for(&[case("float32")]), 1);
+/// assert_eq!(schema_for(&[case("float32"), case("complex64")]), 2);
+/// ```
+pub fn schema_for(cases: &[Case]) -> u32 {
+    cases
+        .iter()
+        .flat_map(Case::dtype_names)
+        .filter_map(DType::from_name)
+        .map(DType::since_schema)
+        .max()
+        .unwrap_or(MIN_SCHEMA_VERSION)
+        .max(MIN_SCHEMA_VERSION)
+}
+
 /// The dtype of a storage spec.
 pub fn storage_dtype(spec: &StorageSpec) -> Result<DType, String> {
     DType::from_name(&spec.dtype).ok_or_else(|| format!("unknown dtype {:?}", spec.dtype))
@@ -189,10 +241,59 @@ pub fn storage_values(spec: &StorageSpec) -> Result<Vec<Num>, String> {
         (None, Some(f)) => fill_values(dtype, f),
         _ => return Err("a storage needs exactly one of `values` and `fill`".into()),
     };
-    if let Some(bad) = values.iter().find(|v| !v.fits(dtype)) {
-        return Err(format!("value {bad:?} is not a {}", dtype.name()));
-    }
+    let place = if spec.fill.is_some() {
+        "its fill"
+    } else {
+        "values"
+    };
+    check_values(dtype, &values, place)?;
     Ok(values)
+}
+
+/// Checks every value against its dtype ([`Num::check`]), naming the first bad one.
+fn check_values(dtype: DType, values: &[Num], place: &str) -> Result<(), String> {
+    for (i, v) in values.iter().enumerate() {
+        v.check(dtype).map_err(|m| format!("{place}[{i}]: {m}"))?;
+    }
+    Ok(())
+}
+
+/// Checks the expected outcome's values against their dtypes: result tensors of a known dtype
+/// (an unknown result dtype is an error), and storages written in place against the storage's.
+fn validate_expect(case: &Case) -> Result<(), String> {
+    let Some(Outcome::Ok(ok)) = &case.expect else {
+        return Ok(());
+    };
+    let tensors = match &ok.result {
+        ResultValue::Tensor(t) => std::slice::from_ref(t),
+        ResultValue::Tensors(ts) => ts.as_slice(),
+        _ => &[],
+    };
+    for (i, t) in tensors.iter().enumerate() {
+        let place = match &ok.result {
+            ResultValue::Tensors(_) => format!("expect result[{i}]"),
+            _ => "expect result".to_string(),
+        };
+        let dtype = DType::from_name(&t.dtype)
+            .ok_or_else(|| format!("{place}: unknown dtype {:?}", t.dtype))?;
+        if let Some(v) = &t.values {
+            check_values(dtype, v, &format!("{place}.values"))?;
+        }
+        if let Some(s) = &t.samples {
+            let v: Vec<Num> = s.iter().map(|(_, v)| *v).collect();
+            check_values(dtype, &v, &format!("{place}.samples"))?;
+        }
+    }
+    for (name, values) in ok.storages.iter().flatten() {
+        if let Some(dtype) = case
+            .storages
+            .get(name)
+            .and_then(|spec| DType::from_name(&spec.dtype))
+        {
+            check_values(dtype, values, &format!("expect storage {name}"))?;
+        }
+    }
+    Ok(())
 }
 
 /// How many elements of its storage a view reaches: `offset + sum((size - 1) * stride) + 1`,
@@ -233,8 +334,30 @@ pub fn required_len(shape: &[usize], strides: &[usize], offset: usize) -> Result
 pub const MAX_FIXTURE_STORAGE: usize = 1 << 24;
 
 /// Checks a case the way the loader does: known dtypes, one of values/fill, values that fit
-/// the dtype, storages of sane size, views that fit their storage.
+/// the dtype (integers in range, half values exact, complex values as pairs: [`Num::check`]),
+/// in the storages and in the expected outcome, `dtype` arguments that name a dtype, storages
+/// of sane size, views that fit their storage.
+///
+/// ```
+/// use bcast_case::{validate_case, Case};
+/// let case: Case = serde_json::from_str(r#"{"id": "u", "storages": {"s": {"dtype": "uint8",
+///     "values": [1, 300]}}, "call": {"fn": "Tensor.numel"}}"#).unwrap();
+/// assert_eq!(validate_case(&case).unwrap_err(),
+///     "storage s: values[1]: 300 is out of the range of uint8 (0 to 255)");
+/// ```
 pub fn validate_case(case: &Case) -> Result<(), String> {
+    let dtype_args = case.call.args.iter().chain(case.call.kwargs.values());
+    for arg in dtype_args {
+        match arg {
+            Arg::Dtype(name) if DType::from_name(name).is_none() => {
+                return Err(format!("call: unknown dtype {name:?}"));
+            }
+            Arg::Float(Num::Complex(..) | Num::Bool(_)) => {
+                return Err(format!("call: a `float` argument is a number, not {arg:?}"));
+            }
+            _ => {}
+        }
+    }
     for (name, spec) in &case.storages {
         if let Some(f) = &spec.fill {
             if f.len > MAX_FIXTURE_STORAGE {
@@ -263,5 +386,5 @@ pub fn validate_case(case: &Case) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    validate_expect(case)
 }

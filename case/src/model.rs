@@ -1,11 +1,18 @@
-//! The serde types of schema 1 (documented in `fixtures/README.md`).
+//! The serde types of schemas 1 and 2 (documented in `fixtures/README.md`).
 
 use super::Num;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-/// The schema version this crate reads and writes.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The latest schema version, which this crate reads and writes: version 2 adds the dtypes
+/// `uint8`, `int8`, `int16`, `int32`, `float16`, `bfloat16`, `complex64`, `complex128` and
+/// complex values (`[re, im]` pairs) to version 1. A file is written with the lowest version
+/// that has its dtypes ([`schema_for`](crate::schema_for)).
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest schema version this crate reads: a version-1 file reads as it always did, and
+/// may name only the four dtypes of version 1.
+pub const MIN_SCHEMA_VERSION: u32 = 1;
 
 /// One fixture file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +59,29 @@ pub struct Case {
     /// What a seed document says about the case (document cases only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<DocClaim>,
+}
+
+impl Case {
+    /// Every dtype name the case uses: its storages', its expected result tensors' and its
+    /// `dtype` arguments'.
+    pub fn dtype_names(&self) -> BTreeSet<&str> {
+        let mut names: BTreeSet<&str> = self.storages.values().map(|s| s.dtype.as_str()).collect();
+        for arg in self.call.args.iter().chain(self.call.kwargs.values()) {
+            if let Arg::Dtype(name) = arg {
+                names.insert(name);
+            }
+        }
+        if let Some(Outcome::Ok(ok)) = &self.expect {
+            match &ok.result {
+                ResultValue::Tensor(t) => {
+                    names.insert(&t.dtype);
+                }
+                ResultValue::Tensors(ts) => names.extend(ts.iter().map(|t| t.dtype.as_str())),
+                _ => {}
+            }
+        }
+        names
+    }
 }
 
 /// Where a case comes from.

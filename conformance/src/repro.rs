@@ -8,6 +8,11 @@ const FILL_HELPER: &str = include_str!("../../python/bcast_suite/fill.py");
 
 fn py_num(n: &Num) -> String {
     match n {
+        Num::Complex(re, im) => format!(
+            "complex({}, {})",
+            py_num(&Num::Float(*re)),
+            py_num(&Num::Float(*im))
+        ),
         Num::Bool(b) => if *b { "True" } else { "False" }.to_string(),
         Num::Int(i) => i.to_string(),
         Num::Float(f) if f.is_nan() => "float('nan')".to_string(),

@@ -11,9 +11,10 @@ pub mod suite;
 pub mod xfail;
 
 use crate::backend::{Backend, BackendFailure, Capabilities, FailureKind, Level};
-use crate::case::{storage_dtype, Case, LoadedCase, Outcome};
+use crate::case::{Arg, Case, LoadedCase, Outcome};
 use crate::compare::{compare_case, Mismatch};
 use crate::repro::python_snippet;
+use bcast_case::{storage_dtype, DType};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -67,17 +68,48 @@ pub struct CaseReport {
     pub got: Option<Outcome>,
 }
 
-/// Why a backend does not claim a case, if it does not.
+/// Why a backend does not claim a case, if it does not: its op, a dtype of its storages or of
+/// its `dtype` arguments, or something it declines.
+///
+/// ```
+/// use bcast_conformance::backend::Capabilities;
+/// use bcast_conformance::case::Case;
+/// use bcast_conformance::runner::skip_reason;
+/// let caps: Capabilities = serde_json::from_str(
+///     r#"{"ops": null, "dtypes": ["float32"], "levels": ["shapes"]}"#).unwrap();
+/// let case = |storage: &str, dtype_arg: &str| -> Case { serde_json::from_str(&format!(
+///     r#"{{"id": "c", "storages": {{"s": {{"dtype": "{storage}", "values": [1]}}}},
+///     "tensors": {{"t": {{"storage": "s", "shape": [1], "strides": [1]}}}},
+///     "call": {{"fn": "torch.sum", "args": [{{"tensor": "t"}}],
+///     "kwargs": {{"dtype": {{"dtype": "{dtype_arg}"}}}}}}}}"#)).unwrap() };
+/// assert_eq!(skip_reason(&case("float32", "float32"), &caps), None);
+/// assert_eq!(skip_reason(&case("uint8", "float32"), &caps).unwrap(), "dtype uint8 not claimed");
+/// assert_eq!(skip_reason(&case("float32", "float16"), &caps).unwrap(), "dtype float16 not claimed");
+/// ```
 pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
+    skip_reason_with(case, caps, |d| format!("dtype {} not claimed", d.name()))
+}
+
+/// [`skip_reason`], with the words for a dtype not claimed from `unclaimed`.
+fn skip_reason_with(
+    case: &Case,
+    caps: &Capabilities,
+    unclaimed: impl Fn(DType) -> String,
+) -> Option<String> {
     if !caps.runs_op(&case.call.fn_) {
         return Some(format!("op {} not claimed", case.call.fn_));
     }
-    for spec in case.storages.values() {
-        if let Ok(d) = storage_dtype(spec) {
-            if !caps.claims_dtype(d.name()) {
-                return Some(format!("dtype {} not claimed", d.name()));
-            }
-        }
+    let dtype_args =
+        (case.call.args.iter().chain(case.call.kwargs.values())).filter_map(|a| match a {
+            Arg::Dtype(name) => DType::from_name(name),
+            _ => None,
+        });
+    let storage_dtypes = case.storages.values().filter_map(|s| storage_dtype(s).ok());
+    if let Some(d) = storage_dtypes
+        .chain(dtype_args)
+        .find(|d| !caps.claims_dtype(d.name()))
+    {
+        return Some(unclaimed(d));
     }
     caps.declined(case)
 }
@@ -143,7 +175,7 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// always at [`Level::ALWAYS`].
 pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>) -> CaseReport {
     let caps = backend.capabilities();
-    if let Some(reason) = skip_reason(case, &caps) {
+    if let Some(reason) = skip_reason_with(case, &caps, |d| backend.unclaimed_dtype(d)) {
         return CaseReport {
             id: case.id.clone(),
             verdict: Verdict::Skip(reason),

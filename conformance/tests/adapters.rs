@@ -71,10 +71,54 @@ fn pytorch_through_the_protocol_agrees_with_every_fixture() {
     for file in [
         "fixtures/torch/expand.json",
         "conformance/tests/data/adapters.json",
+        // Every dtype of schema 2, which the reference engine skips for now.
+        DTYPES_SCHEMA_2,
     ] {
         let result = run(torch.as_mut(), &load(file));
         assert_eq!(not_passed(&result), BTreeMap::new(), "{file}");
     }
+}
+
+/// The cases over the dtypes of schema 2.
+const DTYPES_SCHEMA_2: &str = "fixtures/regressions/dtypes-schema.json";
+
+#[test]
+fn numpy_runs_the_dtypes_it_has_and_skips_bfloat16() {
+    let Some(mut numpy) = python_adapter("numpy_adapter.py") else {
+        return;
+    };
+    assert!(!numpy.capabilities().claims_dtype("bfloat16"));
+    assert!([
+        "uint8",
+        "int8",
+        "int16",
+        "int32",
+        "float16",
+        "complex64",
+        "complex128"
+    ]
+    .iter()
+    .all(|d| numpy.capabilities().claims_dtype(d)));
+    let result = run(numpy.as_mut(), &load(DTYPES_SCHEMA_2));
+    let expected: BTreeMap<String, String> = [
+        // NumPy has no bfloat16: never sent.
+        ("dtypes/bfloat16-float16-add", "skip"),
+        ("dtypes/bfloat16-maximum", "skip"),
+        ("dtypes/bfloat16-matmul-batched", "skip"),
+        ("dtypes/broadcast-tensors-mixed", "skip"),
+        // int / int is float64 in NumPy, the default float32 in torch.
+        ("dtypes/int32-div", "dtypes,values"),
+        // An int8 array with a Python float is float64 in NumPy, float32 in torch.
+        ("dtypes/int8-add-python-float", "dtypes"),
+        // NumPy sums unsigned integers as uint64, torch as int64.
+        ("dtypes/uint8-sum-dim", "dtypes"),
+        // NumPy takes the mean of integers; torch refuses.
+        ("dtypes/int32-mean-error", "shapes"),
+    ]
+    .into_iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(not_passed(&result), expected);
 }
 
 #[test]

@@ -3,8 +3,8 @@
 
 use bcast_conformance::backend::reference::ReferenceBackend;
 use bcast_conformance::backend::Level;
-use bcast_conformance::case::load_dir;
-use bcast_conformance::runner::{describe_failure, run_case};
+use bcast_conformance::case::{load_dir, load_file};
+use bcast_conformance::runner::{describe_failure, run_case, Verdict};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -49,4 +49,46 @@ fn torch_fixtures_pass() {
 #[test]
 fn regression_fixtures_pass() {
     run_fixture_dir("regressions");
+}
+
+/// The cases over the dtypes of schema 2 are skipped by the reference engine, which does not
+/// have those dtypes yet, each with the dtype that keeps it out (the PyTorch adapter passes them
+/// all: `tests/adapters.rs`).
+#[test]
+fn cases_of_dtypes_the_engine_lacks_are_skipped_naming_the_dtype() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/regressions/dtypes-schema.json");
+    let cases = load_file(&path).unwrap_or_else(|e| panic!("cannot load fixtures: {e}"));
+    assert!(cases.len() >= 20, "{} cases", cases.len());
+    let levels: BTreeSet<Level> = Level::ALL.into_iter().collect();
+    let mut dtypes = BTreeSet::new();
+    for loaded in &cases {
+        let report = run_case(&mut ReferenceBackend, &loaded.case, &levels);
+        let Verdict::Skip(reason) = &report.verdict else {
+            panic!("{}: {:?}", loaded.case.id, report.verdict);
+        };
+        let dtype = reason
+            .strip_prefix("the reference engine does not support dtype ")
+            .unwrap_or_else(|| panic!("{}: {reason}", loaded.case.id));
+        assert!(
+            loaded.case.dtype_names().contains(dtype),
+            "{}: {reason}",
+            loaded.case.id
+        );
+        dtypes.insert(dtype.to_string());
+    }
+    let new: BTreeSet<String> = [
+        "uint8",
+        "int8",
+        "int16",
+        "int32",
+        "float16",
+        "bfloat16",
+        "complex64",
+        "complex128",
+    ]
+    .map(String::from)
+    .into();
+    assert!(dtypes.is_subset(&new), "{dtypes:?}");
+    assert!(dtypes.len() >= 6, "{dtypes:?}");
 }

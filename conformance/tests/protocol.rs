@@ -270,3 +270,58 @@ fn a_missing_program_is_a_start_error() {
     assert!(backend.start_error().unwrap().contains("cannot start"));
     assert_eq!(backend.name(), "/no/such/adapter --flag");
 }
+
+/// The dtypes of schema 2 in the protocol: a hello may claim them, answers carry their values
+/// (complex pairs, exact half values, narrow integers) and are compared as the schema says.
+#[test]
+fn answers_in_the_dtypes_of_schema_2_decode_and_compare() {
+    use bcast_conformance::backend::subprocess::protocol::{parse_answer, parse_hello, Answer};
+    use bcast_conformance::case::{Case, Outcome};
+    use bcast_conformance::compare::compare_case;
+
+    let all = r#"["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+        "float32", "float64", "complex64", "complex128"]"#;
+    let hello = parse_hello(&format!(
+        r#"{{"hello": {{"name": "x", "protocol": 1, "capabilities": {{"ops": null,
+        "dtypes": {all}, "levels": ["shapes", "values"]}}}}}}"#
+    ))
+    .unwrap();
+    assert_eq!(hello.capabilities.dtypes.len(), 12);
+    let refused = parse_hello(
+        r#"{"hello": {"name": "x", "protocol": 1, "capabilities": {"ops": null,
+        "dtypes": ["complex32"], "levels": []}}}"#,
+    )
+    .unwrap_err();
+    assert!(refused.contains("unknown dtype \"complex32\""), "{refused}");
+
+    let case: Case = serde_json::from_str(
+        r#"{"id": "z", "storages": {"s": {"dtype": "complex64", "values": [[1, 2], ["nan", "inf"]]}},
+        "tensors": {"t": {"storage": "s", "shape": [2], "strides": [1]}},
+        "call": {"fn": "Tensor.clone", "args": [{"tensor": "t"}]},
+        "expect": {"ok": {"result": {"tensor": {"shape": [2], "dtype": "complex64", "strides": [1],
+        "values": [[1.0, 2.0], ["nan", "inf"]]}}}}}"#,
+    )
+    .unwrap();
+    let answer = |values: &str| -> Outcome {
+        let line = format!(
+            r#"{{"id": "z", "outcome": {{"ok": {{"result": {{"tensor": {{"shape": [2],
+            "dtype": "complex64", "strides": [1], "offset": 0, "storage": null,
+            "values": {values}}}}}}}}}}}"#
+        );
+        match parse_answer(&line, "z", 100) {
+            Ok(Answer::Outcome(o)) => o,
+            other => panic!("{other:?}"),
+        }
+    };
+    let levels = [Level::Shapes, Level::Values].into();
+    assert!(compare_case(&case, &answer(r#"[[1, 2], ["nan", "inf"]]"#), &levels).is_empty());
+    let wrong = compare_case(&case, &answer(r#"[[1, -2], ["nan", "inf"]]"#), &levels);
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    let real = compare_case(&case, &answer(r#"[1.0, "nan"]"#), &levels);
+    assert_eq!(real.len(), 1, "{real:?}");
+    // A pair of three parts does not fit the schema; the stream stays in step.
+    let line = r#"{"id": "z", "outcome": {"ok": {"result": {"tensor": {"shape": [1],
+        "dtype": "complex64", "strides": [1], "values": [[1, 2, 3]]}}}}}"#;
+    let bad = parse_answer(line, "z", 100).unwrap_err();
+    assert!(!bad.out_of_sync, "{bad:?}");
+}

@@ -14,7 +14,7 @@
 //! ```
 
 use bcast_conformance::backend::{Backend, Level};
-use bcast_conformance::case::{Case, FixtureFile, Outcome, Source, SCHEMA_VERSION};
+use bcast_conformance::case::{schema_for, Case, FixtureFile, Outcome, Source};
 use bcast_conformance::compare::{compare_outcomes, Mismatch};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -197,10 +197,11 @@ pub fn regression_case(
     }
 }
 
-/// A fixture file holding regression cases labelled by libtorch `torch_version`.
+/// A fixture file holding regression cases labelled by libtorch `torch_version`, with the
+/// lowest schema version that holds them.
 pub fn regression_file(cases: Vec<Case>, torch_version: &str, generator: &str) -> FixtureFile {
     FixtureFile {
-        schema: SCHEMA_VERSION,
+        schema: schema_for(&cases),
         torch_version: Some(torch_version.to_string()),
         generator: Some(generator.to_string()),
         cases,

@@ -289,6 +289,7 @@ fn storage_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
                     Num::Bool(_) => Num::Bool(false),
                     Num::Int(_) => Num::Int(0),
                     Num::Float(_) => Num::Float(0.0),
+                    Num::Complex(..) => Num::Complex(0.0, 0.0),
                 };
                 let mut spec = s.clone();
                 if let Some(vs) = &mut spec.values {

@@ -5,7 +5,7 @@ PyTorch adapters (bcast_suite.adapters) and the torch labeller are written with 
 
 import builtins
 
-from .casefmt import DTYPES, decode_number, encode_number, sample_positions, storage_values
+from .casefmt import DTYPES, decode_number, encode_number, fits, sample_positions, storage_values
 from .protocol import PROTOCOL, Unsupported, serve  # noqa: F401 - re-exported for adapters
 
 # Every check level, in the order PROTOCOL.md lists them.
@@ -19,12 +19,22 @@ class FixtureError(Exception):
 def build(case, make_storage, make_view):
     """The case's storages and named views, made by the implementation's constructors:
     make_storage(dtype, values) and make_view(storage, shape, strides, offset), with strides and
-    offset in elements. Returns ({storage name: storage}, {tensor name: view})."""
+    offset in elements. Values are Python numbers: bool, int, float, complex (for the complex
+    dtypes). A literal value that is not one of its dtype (uint8 300, float16 0.1) is a
+    FixtureError, as it is a load error in the runner. Returns ({storage name: storage},
+    {tensor name: view})."""
     storages = {}
     for name, spec in case.get("storages", {}).items():
         if spec["dtype"] not in DTYPES:
             raise FixtureError(f"storage {name}: unknown dtype {spec['dtype']!r}")
-        storages[name] = make_storage(spec["dtype"], storage_values(spec))
+        values = storage_values(spec)
+        if "values" in spec:  # a fill gives values of its dtype by construction
+            for i, v in enumerate(values):
+                if not fits(v, spec["dtype"]):
+                    raise FixtureError(f"storage {name}: values[{i}]: {spec['values'][i]!r} is not a value of "
+                                       f"{spec['dtype']} (integers in range, half values exact, complex as "
+                                       f"[re, im])")
+        storages[name] = make_storage(spec["dtype"], values)
     tensors = {}
     for name, spec in case.get("tensors", {}).items():
         tensors[name] = make_view(storages[spec["storage"]], spec["shape"], spec["strides"], spec.get("offset", 0))

@@ -7,7 +7,7 @@ cases) and writes a fixture file whose every case has `expect` from running torc
 import argparse
 import json
 
-from .casefmt import SCHEMA
+from .casefmt import schema_for
 from .torch_exec import run_case, torch_version
 
 
@@ -29,8 +29,9 @@ def label(cases):
 
 
 def fixture_text(cases, generator):
-    """A fixture file's text, one case per line, so diffs show whole cases."""
-    head = {"schema": SCHEMA, "torch_version": torch_version(), "generator": generator}
+    """A fixture file's text, one case per line, so diffs show whole cases; schema 1 unless a case
+    uses a dtype of schema 2 (casefmt.schema_for)."""
+    head = {"schema": schema_for(cases), "torch_version": torch_version(), "generator": generator}
     lines = [json.dumps(c, allow_nan=False, separators=(",", ":")) for c in cases]
     return json.dumps(head)[:-1] + ', "cases": [\n' + ",\n".join(lines) + "\n]}\n"
 

@@ -13,7 +13,7 @@ import json
 import random
 
 from .builder import CaseBuilder, extent
-from .casefmt import DTYPES
+from .casefmt import V1_DTYPES as DTYPES  # the libtorch backend's dtypes
 
 
 def layout_strides(shape, layout, rng):

@@ -11,12 +11,7 @@ from . import kit
 from .casefmt import encode_number, unravel
 from .kit import FixtureError  # noqa: F401 - raised here, caught by the adapter
 
-TORCH_DTYPES = {
-    "bool": torch.bool,
-    "int64": torch.int64,
-    "float32": torch.float32,
-    "float64": torch.float64,
-}
+TORCH_DTYPES = {name: getattr(torch, name) for name in kit.DTYPES}
 DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
 EXCEPTION_CLASSES = ("IndexError", "ValueError", "TypeError", "NotImplementedError", "RuntimeError")
 

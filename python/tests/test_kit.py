@@ -2,7 +2,7 @@
 
 import unittest
 
-from bcast_suite import kit
+from bcast_suite import casefmt, kit
 from bcast_suite.fill import fill_values
 
 from .support import fixture_cases
@@ -14,6 +14,50 @@ def build_lists(case):
     """The case's storages as lists and its views as their row-major elements."""
     return kit.build(case, lambda dtype, values: values,
                      lambda base, shape, strides, offset: kit.view_elements(base, shape, strides, offset))
+
+
+class Encodings(unittest.TestCase):
+    def test_numbers_encode_and_decode(self):
+        for value, encoded in [(True, True), (255, 255), (-128, -128), (0.0999755859375, 0.0999755859375),
+                               (float("inf"), "inf"), (complex(1.5, float("-inf")), [1.5, "-inf"]),
+                               (complex(0, -0.25), [0.0, -0.25])]:
+            self.assertEqual(casefmt.encode_number(value), encoded)
+            self.assertEqual(casefmt.decode_number(encoded), value)
+            self.assertIs(type(casefmt.decode_number(encoded)), type(value))
+        nan_pair = casefmt.decode_number(["nan", 2])
+        self.assertTrue(isinstance(nan_pair, complex) and nan_pair.real != nan_pair.real and nan_pair.imag == 2.0)
+        self.assertEqual(casefmt.encode_number(nan_pair), ["nan", 2.0])
+
+    def test_values_fit_their_dtype_as_the_loader_says(self):
+        fits = [("uint8", 0), ("uint8", 255), ("int8", -128), ("int16", 32767), ("int32", -(1 << 31)),
+                ("float16", 65504.0), ("float16", 2048), ("float16", float("nan")), ("bfloat16", 0.1015625),
+                ("bfloat16", 3.3895313892515355e38), ("float32", 0.1), ("complex64", 1j), ("bool", False)]
+        for dtype, v in fits:
+            self.assertTrue(casefmt.fits(v, dtype), (dtype, v))
+        refused = [("uint8", 300), ("uint8", -1), ("int8", 128), ("int32", 1 << 31), ("int64", 1.0),
+                   ("uint8", True), ("float16", 0.1), ("float16", 2049), ("float16", 65505.0), ("bfloat16", 257),
+                   ("float32", 1j), ("complex128", 1.0), ("bool", 1), ("float64", True)]
+        for dtype, v in refused:
+            self.assertFalse(casefmt.fits(v, dtype), (dtype, v))
+
+    def test_a_file_is_written_with_the_lowest_schema_that_holds_it(self):
+        def case(storage_dtype, **kwargs):
+            return {"storages": {"s": {"dtype": storage_dtype, "values": []}},
+                    "call": {"fn": "torch.sum", "args": [], "kwargs": kwargs}}
+        self.assertEqual(casefmt.schema_for([case("float32"), case("bool")]), 1)
+        self.assertEqual(casefmt.schema_for([case("float32"), case("uint8")]), 2)
+        self.assertEqual(casefmt.schema_for([case("float32", dtype={"dtype": "bfloat16"})]), 2)
+        self.assertEqual(casefmt.schema_for([]), 1)
+        self.assertEqual(casefmt.SCHEMA, 2)
+
+    def test_every_dtype_builds_and_is_described(self):
+        for dtype in kit.DTYPES:
+            case = {"storages": {"s": {"dtype": dtype, "fill": {"kind": "random", "seed": 1, "len": 3}}},
+                    "tensors": {"t": {"storage": "s", "shape": [3], "strides": [1]}}}
+            storages, tensors = build_lists(case)
+            desc = kit.tensor_result([3], dtype, [1], 0, None, lambda: tensors["t"], tensors["t"].__getitem__)
+            self.assertEqual([casefmt.decode_number(v) for v in desc["values"]], storages["s"])
+            self.assertTrue(all(casefmt.fits(v, dtype) for v in storages["s"]), dtype)
 
 
 class Build(unittest.TestCase):
@@ -48,9 +92,15 @@ class Build(unittest.TestCase):
         self.assertEqual(storages["v"][2], float("-inf"))
         self.assertEqual(tensors["t"], [1.5])
 
+    def test_a_literal_value_outside_its_dtype_is_a_fixture_error(self):
+        for dtype, v in [("uint8", 300), ("int8", -129), ("float16", 0.1), ("complex64", 1.0), ("int64", 1.5)]:
+            with self.assertRaises(kit.FixtureError) as e:
+                build_lists({"storages": {"v": {"dtype": dtype, "values": [0 if dtype != "complex64" else [0, 0], v]}}})
+            self.assertIn("storage v: values[1]", str(e.exception))
+
     def test_an_unknown_dtype_is_a_fixture_error(self):
         with self.assertRaises(kit.FixtureError):
-            build_lists({"storages": {"v": {"dtype": "int8", "values": [1]}}})
+            build_lists({"storages": {"v": {"dtype": "int4", "values": [1]}}})
 
     def test_view_elements_of_an_empty_view(self):
         self.assertEqual(kit.view_elements([1, 2, 3], [2, 0], [1, 1]), [])

@@ -11,7 +11,7 @@ import unittest
 from .support import HAS_TORCH, fixture_cases, path
 
 if HAS_TORCH:
-    from bcast_suite import label, torch_exec, verify_fixtures
+    from bcast_suite import casefmt, label, torch_exec, verify_fixtures
 
 
 @unittest.skipUnless(HAS_TORCH, "needs torch")
@@ -43,13 +43,28 @@ class TorchExec(unittest.TestCase):
 @unittest.skipUnless(HAS_TORCH, "needs torch")
 class Label(unittest.TestCase):
     def test_relabelling_a_fixture_file_writes_it_byte_for_byte(self):
-        for file in ("conformance/tests/data/adapters.json", "conformance/tests/data/numel.json"):
+        # A file of the four dtypes of schema 1 is written as schema 1, one with the dtypes of
+        # schema 2 (exact half values, complex pairs) as schema 2.
+        for file in ("conformance/tests/data/adapters.json", "conformance/tests/data/numel.json",
+                     "fixtures/regressions/int64-exact.json", "fixtures/regressions/dtypes-schema.json"):
             with open(path(*file.split("/"))) as f:
                 text = f.read()
             cases, generator = label.read_cases(path(*file.split("/")))
             for c in cases:
                 del c["expect"]
             self.assertEqual(label.fixture_text(label.label(cases), generator), text, file)
+
+    def test_every_dtype_is_labelled_with_exact_values(self):
+        cases, _ = label.read_cases(path("fixtures", "regressions", "dtypes-schema.json"))
+        self.assertTrue(label.fixture_text(cases, None).startswith('{"schema": 2,'))
+        dtypes = set()
+        for case in cases:
+            result = case["expect"].get("ok", {}).get("result", {})
+            for t in [result["tensor"]] if "tensor" in result else result.get("tensors", []):
+                dtypes.add(t["dtype"])
+                for v in t.get("values", [v for _, v in t.get("samples", [])]):
+                    self.assertTrue(casefmt.fits(casefmt.decode_number(v), t["dtype"]), (case["id"], v))
+        self.assertLessEqual({"uint8", "int8", "int16", "float16", "bfloat16", "complex64", "complex128"}, dtypes)
 
     def test_the_command_labels_json_lines(self):
         cases = list(fixture_cases("conformance", "tests", "data", "numel.json").values())[:3]

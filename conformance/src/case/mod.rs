@@ -1,29 +1,86 @@
 //! The case model (crate `bcast-case`, re-exported here) and its bridge to the reference
-//! engine: a storage's dtype as the engine's [`DType`](bcast_engine::DType), and element
-//! values as engine [`Scalar`]s.
+//! engine: a schema dtype as the engine's [`DType`](bcast_engine::DType) ([`engine_dtype`]:
+//! the one place that maps them), and element values as engine [`Scalar`]s.
 
 pub use bcast_case::{
-    bounded_vec, dims_vec, fill_values, fixture_json, load_dir, load_file, load_paths,
-    required_len, results_vec, splitmix64, storage_values, validate_case, with_element_budget, Arg,
-    Call, Case, Claim, ClaimOutcome, DocClaim, ErrorOutcome, Fill, FillKind, FixtureFile,
-    IndexItem, LoadError, LoadedCase, Num, OkOutcome, Outcome, ResultValue, Source, StorageSpec,
-    TensorResult, TensorSpec, Tolerance, MAX_DIMS, MAX_FIXTURE_STORAGE, MAX_RESULT_TENSORS,
-    SCHEMA_VERSION,
+    bounded_vec, check_schema, dims_vec, fill_values, fixture_json, load_dir, load_file,
+    load_paths, required_len, results_vec, schema_for, splitmix64, storage_values, validate_case,
+    with_element_budget, Arg, Call, Case, Claim, ClaimOutcome, DocClaim, ErrorOutcome, Fill,
+    FillKind, FixtureFile, IndexItem, LoadError, LoadedCase, Num, OkOutcome, Outcome, ResultValue,
+    Source, StorageSpec, TensorResult, TensorSpec, Tolerance, MAX_DIMS, MAX_FIXTURE_STORAGE,
+    MAX_RESULT_TENSORS, SCHEMA_VERSION,
 };
 
 use bcast_engine::{DType, Scalar};
 
-/// The engine dtype of a storage spec.
+/// The engine's dtype for a schema dtype, or `None` while the engine does not have it (cases
+/// that use it are skipped by the reference backend: [`unsupported_dtype`]). When the engine
+/// gains a dtype, its arm here becomes `Some(DType::...)`: one line per dtype.
+///
+/// ```
+/// use bcast_case::DType as Schema;
+/// use bcast_conformance::case::engine_dtype;
+/// assert_eq!(engine_dtype(Schema::Float32), Some(bcast_engine::DType::Float32));
+/// for d in Schema::ALL {
+///     assert!(engine_dtype(d).is_none_or(|e| e.name() == d.name()));
+/// }
+/// ```
+pub fn engine_dtype(dtype: bcast_case::DType) -> Option<DType> {
+    use bcast_case::DType as Schema;
+    match dtype {
+        Schema::Bool => Some(DType::Bool),
+        Schema::UInt8 => None,
+        Schema::Int8 => None,
+        Schema::Int16 => None,
+        Schema::Int32 => None,
+        Schema::Int64 => Some(DType::Int64),
+        Schema::Float16 => None,
+        Schema::BFloat16 => None,
+        Schema::Float32 => Some(DType::Float32),
+        Schema::Float64 => Some(DType::Float64),
+        Schema::Complex64 => None,
+        Schema::Complex128 => None,
+        // bcast_case::DType is non-exhaustive: a dtype of a later schema is not the engine's
+        // until it is mapped above.
+        _ => None,
+    }
+}
+
+/// The schema dtypes the engine has: what the reference backend claims.
+///
+/// ```
+/// use bcast_conformance::case::engine_dtypes;
+/// let names: Vec<&str> = engine_dtypes().iter().map(|d| d.name()).collect();
+/// assert!(names.contains(&"float64") && !names.contains(&"bfloat16"));
+/// ```
+pub fn engine_dtypes() -> Vec<bcast_case::DType> {
+    bcast_case::DType::ALL
+        .into_iter()
+        .filter(|&d| engine_dtype(d).is_some())
+        .collect()
+}
+
+/// Why the reference engine cannot run something of this dtype.
+pub fn unsupported_dtype(dtype: bcast_case::DType) -> String {
+    format!(
+        "the reference engine does not support dtype {}",
+        dtype.name()
+    )
+}
+
+/// The engine dtype of a storage spec; an error for an unknown dtype and for one the engine
+/// does not have yet.
 ///
 /// ```
 /// use bcast_conformance::case::{storage_dtype, StorageSpec};
 /// let spec: StorageSpec = serde_json::from_str(r#"{"dtype": "int64", "values": [1]}"#).unwrap();
 /// assert_eq!(storage_dtype(&spec), Ok(bcast_engine::DType::Int64));
+/// let spec: StorageSpec = serde_json::from_str(r#"{"dtype": "complex64", "values": [[1, 2]]}"#).unwrap();
+/// assert_eq!(storage_dtype(&spec).unwrap_err(), "the reference engine does not support dtype complex64");
 /// ```
 pub fn storage_dtype(spec: &StorageSpec) -> Result<DType, String> {
     let dtype = bcast_case::storage_dtype(spec)?;
-    DType::from_name(dtype.name())
-        .ok_or_else(|| format!("dtype {} has no engine twin", dtype.name()))
+    engine_dtype(dtype).ok_or_else(|| unsupported_dtype(dtype))
 }
 
 /// Element values as engine scalars, and back.
@@ -49,6 +106,9 @@ impl NumScalar for Num {
             Num::Bool(b) => Scalar::Bool(b),
             Num::Int(i) => Scalar::Int(i),
             Num::Float(f) => Scalar::Float(f),
+            // Only a complex storage holds complex values (validate_case), and the engine
+            // builds none yet (engine_dtype); its real part, as torch casts complex to real.
+            Num::Complex(re, _) => Scalar::Float(re),
         }
     }
 
@@ -61,6 +121,7 @@ impl NumScalar for Num {
     }
 
     fn fits_engine_dtype(self, dtype: DType) -> bool {
+        // The engine's dtypes are schema dtypes of the same name (engine_dtype).
         bcast_case::DType::from_name(dtype.name()).is_some_and(|d| self.fits(d))
     }
 }

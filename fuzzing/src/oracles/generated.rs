@@ -97,6 +97,10 @@ fn same_num(a: Num, b: Num) -> bool {
         (Num::Int(x), Num::Int(y)) => x == y,
         (Num::Bool(x), Num::Bool(y)) => x == y,
         (Num::Bool(_), _) | (_, Num::Bool(_)) => false,
+        (Num::Complex(p, q), Num::Complex(r, s)) => {
+            same_num(Num::Float(p), Num::Float(r)) && same_num(Num::Float(q), Num::Float(s))
+        }
+        (Num::Complex(..), _) | (_, Num::Complex(..)) => false,
         _ => {
             let (x, y) = (a.to_f64(), b.to_f64());
             x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())

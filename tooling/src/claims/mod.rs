@@ -156,6 +156,7 @@ fn num_text(n: &Num) -> String {
         Num::Bool(b) => if *b { "True" } else { "False" }.to_string(),
         Num::Int(i) => i.to_string(),
         Num::Float(f) => format!("{f:?}"),
+        Num::Complex(re, im) => format!("complex({re:?}, {im:?})"),
     }
 }
 

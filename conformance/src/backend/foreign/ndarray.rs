@@ -227,13 +227,13 @@ numeric!(
     |n| match n {
         Num::Int(i) => Some(i as f32),
         Num::Float(f) => Some(f as f32),
-        Num::Bool(_) => None,
+        Num::Bool(_) | Num::Complex(..) => None,
     }
 );
 numeric!(f64, F64, DType::Float64, Num::Float, |n| match n {
     Num::Int(i) => Some(i as f64),
     Num::Float(f) => Some(f),
-    Num::Bool(_) => None,
+    Num::Bool(_) | Num::Complex(..) => None,
 });
 
 /// The storages of a case, typed, and its tensor specs.

@@ -15,7 +15,8 @@ pub use describe::{describe_value, sample_positions, MAX_FULL_VALUES};
 use super::{Backend, BackendFailure, Capabilities};
 use crate::case::NumScalar;
 use crate::case::{
-    storage_dtype, storage_values, validate_case, Case, ErrorOutcome, OkOutcome, Outcome,
+    engine_dtypes, storage_dtype, storage_values, unsupported_dtype, validate_case, Case,
+    ErrorOutcome, OkOutcome, Outcome,
 };
 use crate::ops::{self, Family};
 use bcast_engine::{Buffer, Layout, Storage, Tensor};
@@ -170,8 +171,16 @@ impl Backend for ReferenceBackend {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             ops: Some(ops::all_fn_names().into_iter().collect()),
+            dtypes: engine_dtypes()
+                .iter()
+                .map(|d| d.name().to_string())
+                .collect(),
             ..Capabilities::everything()
         }
+    }
+
+    fn unclaimed_dtype(&self, dtype: bcast_case::DType) -> String {
+        unsupported_dtype(dtype)
     }
 
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {

@@ -63,7 +63,7 @@ pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> 
                 .map(|n| match n {
                     Num::Int(i) => *i,
                     Num::Bool(b) => *b as i64,
-                    Num::Float(f) => *f as i64,
+                    Num::Float(f) | Num::Complex(f, _) => *f as i64,
                 })
                 .collect();
             Tensor::f_from_slice(&v)

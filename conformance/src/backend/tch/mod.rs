@@ -314,6 +314,11 @@ impl TchBackend {
         Ok(TchBackend {
             capabilities: Capabilities {
                 ops: Some(ops()),
+                // Inputs are built through the engine's dtypes (inputs.rs).
+                dtypes: crate::case::engine_dtypes()
+                    .iter()
+                    .map(|d| d.name().to_string())
+                    .collect(),
                 ..Capabilities::everything()
             },
         })
