@@ -114,6 +114,26 @@ pub struct Implementation {
     pub via: String,
 }
 
+/// Opens the backend a spec names (as [`open_backend`]) with how it is reached: `in-process`
+/// for a backend name, `protocol: COMMAND LINE` for an adapter.
+///
+/// ```
+/// use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
+/// let imp = open_implementation("reference", AdapterLimits::default()).unwrap();
+/// assert_eq!(imp.via, "in-process");
+/// ```
+pub fn open_implementation(spec: &str, timeouts: AdapterLimits) -> Result<Implementation, String> {
+    let via = if IN_PROCESS.iter().any(|b| b.name == spec) {
+        "in-process".to_string()
+    } else {
+        format!("protocol: {spec}")
+    };
+    Ok(Implementation {
+        backend: open_backend(spec, timeouts)?,
+        via,
+    })
+}
+
 /// The Python adapters of `scripts/adapters/` the matrix runs, by file name.
 pub const PYTHON_ADAPTERS: &[&str] = &["torch_adapter.py", "numpy_adapter.py"];
 
