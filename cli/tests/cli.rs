@@ -500,3 +500,88 @@ fn format_short_prints_one_line_per_failure_without_a_repro() {
         "an unknown format is a bad option"
     );
 }
+
+/// The field paths of a JSON report: `cases[].id`, `level_counts.LEVEL.passed`, ...; the
+/// outcomes under `expected` and `got` are the fixture schema's, not the report's.
+fn report_paths(v: &serde_json::Value, path: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (key, child) in map {
+                let name = if path == "level_counts" { "LEVEL" } else { key };
+                let p = if path.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{path}.{name}")
+                };
+                out.insert(p.clone());
+                if p != "cases[].expected" && p != "cases[].got" {
+                    report_paths(child, &p, out);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for child in items {
+                report_paths(child, &format!("{path}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn report_fields_are_the_documented_ones() {
+    let doc = std::fs::read_to_string(repo().join("REPORT.md")).unwrap();
+    let fields = doc.split("## Fields").nth(1).expect("a Fields section");
+    let documented: std::collections::BTreeSet<String> = fields
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once("` |"))
+        .map(|(path, _)| path.to_string())
+        .collect();
+    assert!(documented.len() > 20, "{documented:?}");
+    // A run with a pass, a failure by difference, and a case the xfail list pins to another
+    // reason: every optional field appears.
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = numel_copy(dir.path(), 7);
+    let xfail = dir.path().join("xfail.txt");
+    std::fs::write(&xfail, "numel/2  reason=backend\n").unwrap();
+    let json = dir.path().join("r.json");
+    let spec = adapter("good", 0, &dir.path().join("state"));
+    let out = bcast(&[
+        "run",
+        &fixture,
+        "--backend",
+        &spec,
+        "--xfail",
+        &xfail.display().to_string(),
+        "--json",
+        &json.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut written = std::collections::BTreeSet::new();
+    report_paths(&report, "", &mut written);
+    assert_eq!(written, documented, "REPORT.md and the report differ");
+    // A failing case carries torch's outcome beside the backend's answer.
+    let failed = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "numel/2")
+        .unwrap();
+    assert_eq!(failed["status"], "fail");
+    assert_eq!(
+        failed["expected"],
+        serde_json::json!({"ok": {"result": {"int": 7}}})
+    );
+    assert_eq!(
+        failed["got"],
+        serde_json::json!({"ok": {"result": {"int": 0}}})
+    );
+    assert_eq!(failed["xfail_reasons"], serde_json::json!(["backend"]));
+    assert!(
+        report["cases"][0].get("expected").is_none(),
+        "a pass has none"
+    );
+}
