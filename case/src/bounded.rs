@@ -140,3 +140,135 @@ pub fn clipped_string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Erro
     }
     d.deserialize_str(Clipped)
 }
+
+/// Whether decoding runs under an element budget, as an adapter's answer does (a fixture does
+/// not): then an integer out of its field's range is kept as [`BEYOND_I64`] or
+/// [`BEYOND_USIZE`], to be reported as a difference, where a fixture's is an error.
+fn decoding_an_answer() -> bool {
+    ELEMENTS_LEFT.with(|c| c.get().is_some())
+}
+
+/// An answer's shape or size entry beyond the int64 range, as decoded: `i64::MIN`, a size no
+/// torch tensor has (torch's SymInt reserves it), so it differs from every expectation.
+pub const BEYOND_I64: i64 = i64::MIN;
+/// An answer's stride, offset or sample index beyond the range of `usize`, as decoded:
+/// `usize::MAX`, above every stride, offset and index torch's int64 can hold.
+pub const BEYOND_USIZE: usize = usize::MAX;
+
+/// An integer of any magnitude a JSON number can write (up to about 1.8e308; serde_json reads
+/// an integer above `u64::MAX` as a float), decoded into `[min, max]`: outside it, `beyond` in
+/// an answer and an error in a fixture.
+struct WideInt {
+    min: i128,
+    max: i128,
+    beyond: i128,
+}
+
+impl<'de> Visitor<'de> for WideInt {
+    type Value = i128;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an integer")
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<i128, E> {
+        self.visit_i128(i128::from(v))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<i128, E> {
+        self.visit_i128(i128::from(v))
+    }
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<i128, E> {
+        self.visit_i128(i128::try_from(v).unwrap_or(i128::MAX))
+    }
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<i128, E> {
+        if (self.min..=self.max).contains(&v) {
+            Ok(v)
+        } else if decoding_an_answer() {
+            Ok(self.beyond)
+        } else {
+            Err(E::custom(format!(
+                "integer {v} out of range [{}, {}]",
+                self.min, self.max
+            )))
+        }
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<i128, E> {
+        // serde_json reads an integer literal beyond u64 and i64 as a float; a float that
+        // int64 could hold was written as one (`3.0`), which is no size.
+        if !v.is_finite() || v.fract() != 0.0 || v.abs() < 9.2e18 {
+            return Err(E::invalid_type(serde::de::Unexpected::Float(v), &self));
+        }
+        // Beyond i128's range the cast saturates, which is beyond the field's range too.
+        self.visit_i128(v as i128)
+    }
+}
+
+/// One shape or size entry of any magnitude (see [`WideInt`]).
+struct WideI64(i64);
+
+impl<'de> Deserialize<'de> for WideI64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = d.deserialize_i64(WideInt {
+            min: i128::from(i64::MIN),
+            max: i128::from(i64::MAX),
+            beyond: i128::from(BEYOND_I64),
+        })?;
+        Ok(WideI64(v as i64))
+    }
+}
+
+/// One stride, offset or sample index of any magnitude (see [`WideInt`]).
+struct WideUsize(usize);
+
+impl<'de> Deserialize<'de> for WideUsize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = d.deserialize_u64(WideInt {
+            min: 0,
+            max: usize::MAX as i128,
+            beyond: BEYOND_USIZE as i128,
+        })?;
+        Ok(WideUsize(v as usize))
+    }
+}
+
+/// A shape or size (signed entries), at most [`MAX_DIMS`] long; an entry beyond int64 in an
+/// answer is kept as [`BEYOND_I64`].
+///
+/// ```
+/// use bcast_case::{with_element_budget, TensorResult, BEYOND_I64, BEYOND_USIZE};
+/// let huge = r#"{"shape": [36893488147419103232, 2], "dtype": "float32",
+///     "strides": [1e30, 1], "offset": 18446744073709551616,
+///     "samples": [[340282366920938463463374607431768211456, 1.0]]}"#;
+/// let t: TensorResult = with_element_budget(10, || serde_json::from_str(huge)).unwrap();
+/// assert_eq!(t.shape, [BEYOND_I64, 2]);
+/// assert_eq!((t.strides[0], t.offset), (BEYOND_USIZE, BEYOND_USIZE));
+/// assert_eq!(t.samples.unwrap()[0].0, BEYOND_USIZE);
+/// // A float is no size, in an answer or a fixture.
+/// let float = r#"{"shape": [3.0], "dtype": "float32", "strides": [1]}"#;
+/// assert!(with_element_budget(10, || serde_json::from_str::<TensorResult>(float)).is_err());
+/// // In a fixture, out of range is an error.
+/// assert!(serde_json::from_str::<TensorResult>(huge).unwrap_err().to_string().contains("out of range"));
+/// ```
+pub fn wide_shape<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
+    let v: Vec<WideI64> = dims_vec(d)?;
+    Ok(v.into_iter().map(|w| w.0).collect())
+}
+
+/// Strides, at most [`MAX_DIMS`] long; an entry beyond `usize` in an answer is kept as
+/// [`BEYOND_USIZE`].
+pub fn wide_strides<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<usize>, D::Error> {
+    let v: Vec<WideUsize> = dims_vec(d)?;
+    Ok(v.into_iter().map(|w| w.0).collect())
+}
+
+/// A storage offset; beyond `usize` in an answer, [`BEYOND_USIZE`].
+pub fn wide_offset<'de, D: Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    WideUsize::deserialize(d).map(|w| w.0)
+}
+
+/// `[flat_index, value]` samples; an index beyond `usize` in an answer is kept as
+/// [`BEYOND_USIZE`], which no expected sample has.
+pub fn wide_samples<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Vec<(usize, crate::Num)>>, D::Error> {
+    let v: Option<Vec<(WideUsize, crate::Num)>> = Option::deserialize(d)?;
+    Ok(v.map(|v| v.into_iter().map(|(i, n)| (i.0, n)).collect()))
+}

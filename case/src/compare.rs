@@ -177,7 +177,7 @@ fn outcome_summary(o: &Outcome) -> String {
 
 fn summary(r: &ResultValue) -> String {
     match r {
-        ResultValue::Tensor(t) => format!("a tensor of shape {:?}", t.shape),
+        ResultValue::Tensor(t) => format!("a tensor of shape {}", shape_text(&t.shape)),
         ResultValue::Tensors(ts) => format!("{} tensors", ts.len()),
         ResultValue::Size(s) => format!("torch.Size({s:?})"),
         ResultValue::Int(i) => format!("{i}"),
@@ -252,12 +252,42 @@ fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
     }
 }
 
+/// A shape as text, `[3, 4]`, with an answer's size beyond int64 written so.
+fn shape_text(shape: &[i64]) -> String {
+    let dims: Vec<String> = shape
+        .iter()
+        .map(|&d| {
+            if d == crate::BEYOND_I64 {
+                "(beyond int64)".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// Strides as text, `[4, 1]`, with an answer's stride beyond `usize` written so.
+fn strides_text(strides: &[usize]) -> String {
+    let dims: Vec<String> = strides
+        .iter()
+        .map(|&d| {
+            if d == crate::BEYOND_USIZE {
+                "(beyond int64)".to_string()
+            } else {
+                d.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", dims.join(", "))
+}
+
 fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult) {
     d.check(
         Level::Shapes,
         &format!("{place}.shape"),
-        format!("{:?}", e.shape),
-        format!("{:?}", g.shape),
+        shape_text(&e.shape),
+        shape_text(&g.shape),
     );
     d.check(
         Level::Dtypes,
@@ -268,8 +298,8 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
     d.check(
         Level::Strides,
         &format!("{place}.strides"),
-        format!("{:?}", e.strides),
-        format!("{:?}", g.strides),
+        strides_text(&e.strides),
+        strides_text(&g.strides),
     );
     d.check(
         Level::Aliasing,

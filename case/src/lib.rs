@@ -50,16 +50,18 @@ mod write;
 
 pub use backend::{Backend, BackendFailure, Capabilities, Declines, FailureKind};
 pub use bounded::{
-    bounded_vec, clipped_string, dims_vec, results_vec, with_element_budget, MAX_DIMS,
-    MAX_RESULT_TENSORS, MAX_TEXT_BYTES,
+    bounded_vec, clipped_string, dims_vec, results_vec, wide_offset, wide_samples, wide_shape,
+    wide_strides, with_element_budget, BEYOND_I64, BEYOND_USIZE, MAX_DIMS, MAX_RESULT_TENSORS,
+    MAX_TEXT_BYTES,
 };
 pub use compare::{compare_case, compare_outcomes, values_agree, Mismatch};
 pub use dtype::{DType, ValueKind};
 pub use fill::{fill_values, splitmix64};
 pub use level::Level;
 pub use load::{
-    check_schema, load_dir, load_file, load_paths, required_len, schema_for, storage_dtype,
-    storage_values, validate_case, LoadError, LoadedCase, MAX_FIXTURE_STORAGE,
+    check_schema, derive_tags, load_dir, load_file, load_paths, required_len, schema_for,
+    storage_dtype, storage_values, validate_case, LoadError, LoadedCase, HUGE_RESULT_ELEMENTS,
+    HUGE_RESULT_TAG, MAX_FIXTURE_STORAGE,
 };
 pub use model::*;
 pub use number::Num;

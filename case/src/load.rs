@@ -94,10 +94,12 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
                 Ok(CaseId { id: Some(id) }) => format!("case {id}"),
                 _ => format!("case #{index} (no id)"),
             };
-            let case = decode_case(raw.get()).map_err(|m| error(path, format!("{name}: {m}")))?;
+            let mut case =
+                decode_case(raw.get()).map_err(|m| error(path, format!("{name}: {m}")))?;
             validate_case(&case)
                 .and_then(|()| check_schema(&case, file.schema))
                 .map_err(|m| error(path, format!("{name}: {m}")))?;
+            derive_tags(&mut case);
             Ok(LoadedCase {
                 case,
                 file: path.to_path_buf(),
@@ -105,6 +107,51 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
             })
         })
         .collect()
+}
+
+/// The tag a case gets at load time when its expected result has more than
+/// [`HUGE_RESULT_ELEMENTS`] elements (see PROTOCOL.md, "Huge results").
+pub const HUGE_RESULT_TAG: &str = "huge-result";
+/// Above this many elements in one result tensor, a case is tagged [`HUGE_RESULT_TAG`]: 2^32.
+pub const HUGE_RESULT_ELEMENTS: u128 = 1 << 32;
+
+/// The elements of a result of this shape (0 when a size is 0 or negative), saturating.
+fn result_numel(shape: &[i64]) -> u128 {
+    if shape.iter().any(|&d| d <= 0) {
+        return 0;
+    }
+    shape
+        .iter()
+        .fold(1u128, |acc, &d| acc.saturating_mul(d as u128))
+}
+
+/// Adds the tags derived from a case's contents: [`HUGE_RESULT_TAG`] for a result tensor of
+/// more than [`HUGE_RESULT_ELEMENTS`] elements.
+///
+/// ```
+/// use bcast_case::{derive_tags, Case, HUGE_RESULT_TAG};
+/// let mut case: Case = serde_json::from_str(r#"{"id": "c", "call": {"fn": "Tensor.expand"},
+///     "expect": {"ok": {"result": {"tensor": {"shape": [65536, 65537], "dtype": "float32",
+///     "strides": [0, 0], "samples": []}}}}}"#).unwrap();
+/// derive_tags(&mut case);
+/// assert_eq!(case.tags, [HUGE_RESULT_TAG]);
+/// derive_tags(&mut case);
+/// assert_eq!(case.tags.len(), 1);
+/// ```
+pub fn derive_tags(case: &mut Case) {
+    let huge = match &case.expect {
+        Some(Outcome::Ok(ok)) => match &ok.result {
+            ResultValue::Tensor(t) => result_numel(&t.shape) > HUGE_RESULT_ELEMENTS,
+            ResultValue::Tensors(ts) => ts
+                .iter()
+                .any(|t| result_numel(&t.shape) > HUGE_RESULT_ELEMENTS),
+            _ => false,
+        },
+        _ => false,
+    };
+    if huge && !case.tags.iter().any(|t| t == HUGE_RESULT_TAG) {
+        case.tags.push(HUGE_RESULT_TAG.to_string());
+    }
 }
 
 /// Decodes one case of a fixture file, which must hold its expectation: a case without one

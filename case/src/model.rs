@@ -257,8 +257,8 @@ pub enum ResultValue {
     Tensor(TensorResult),
     /// A list of tensors.
     Tensors(#[serde(deserialize_with = "super::results_vec")] Vec<TensorResult>),
-    /// A `torch.Size`.
-    Size(#[serde(deserialize_with = "super::dims_vec")] Vec<i64>),
+    /// A `torch.Size` (in an answer, an entry beyond int64 is [`BEYOND_I64`](crate::BEYOND_I64)).
+    Size(#[serde(deserialize_with = "super::wide_shape")] Vec<i64>),
     /// An int (`numel`, `dim`).
     Int(i64),
     /// A bool.
@@ -270,16 +270,18 @@ pub enum ResultValue {
 #[serde(deny_unknown_fields)]
 pub struct TensorResult {
     /// Sizes as torch reports them (signed: torch can produce a negative size in an empty view).
-    #[serde(deserialize_with = "super::dims_vec")]
+    /// In an answer, a size beyond int64 is [`BEYOND_I64`](crate::BEYOND_I64).
+    #[serde(deserialize_with = "super::wide_shape")]
     pub shape: Vec<i64>,
     /// Its dtype name.
     #[serde(deserialize_with = "super::bounded::clipped_string")]
     pub dtype: String,
-    /// Its strides, in elements.
-    #[serde(deserialize_with = "super::dims_vec")]
+    /// Its strides, in elements (in an answer, one beyond `usize` is
+    /// [`BEYOND_USIZE`](crate::BEYOND_USIZE)).
+    #[serde(deserialize_with = "super::wide_strides")]
     pub strides: Vec<usize>,
     /// Its storage offset, in elements.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::wide_offset")]
     pub offset: usize,
     /// The input storage this result views, or `None` for new memory.
     #[serde(default)]
@@ -288,7 +290,11 @@ pub struct TensorResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<Num>>,
     /// `[flat_index, value]` pairs, for results too large to keep whole.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::wide_samples"
+    )]
     pub samples: Option<Vec<(usize, Num)>>,
 }
 

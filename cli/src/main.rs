@@ -7,6 +7,7 @@
 #[cfg(feature = "torch")]
 mod diff;
 mod gen;
+mod matrix;
 mod ops;
 mod run;
 
@@ -28,6 +29,8 @@ enum Command {
     Run(Box<run::RunArgs>),
     /// Write generated, unlabelled cases as JSON lines (label them with scripts/label.py).
     Gen(gen::GenArgs),
+    /// Measure backends level by level and print the conformance matrix (Markdown).
+    Matrix(matrix::MatrixArgs),
     /// List the op catalogue: every op form the cases call, with keywords and an example.
     Ops(ops::OpsArgs),
     /// Random differential testing against libtorch; shrinks and writes every mismatch.
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         None => run::run(run::RunArgs::default()),
         Some(Command::Run(args)) => run::run(*args),
         Some(Command::Gen(args)) => gen::gen(args),
+        Some(Command::Matrix(args)) => matrix::matrix(args),
         Some(Command::Ops(args)) => ops::ops(args),
         #[cfg(feature = "torch")]
         Some(Command::Diff(args)) => diff::diff(args),

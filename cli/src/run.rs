@@ -6,14 +6,14 @@ use bcast_conformance::backend::{Capabilities, Level};
 use bcast_conformance::case::{load_paths, LoadedCase};
 use bcast_conformance::report::json::json_report;
 use bcast_conformance::report::junit::junit_xml;
-use bcast_conformance::report::summary::{summary_line, summary_table};
+use bcast_conformance::report::summary::{level_line, summary_line, summary_table};
 use bcast_conformance::runner::jobs::run_suite_jobs;
 use bcast_conformance::runner::select::{CaseFilter, IdPattern};
 use bcast_conformance::runner::shard::Shard;
 use bcast_conformance::runner::suite::{Status, SuiteOptions, SuiteResult};
 use bcast_conformance::runner::xfail::XfailList;
 use bcast_conformance::runner::{checked_levels, describe_failure, Verdict};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::IsTerminal;
@@ -48,6 +48,11 @@ pub struct RunArgs {
     /// Expected failures: one case id or pattern per line, `#` comments.
     #[arg(long, value_name = "FILE")]
     pub xfail: Option<PathBuf>,
+    /// Write the xfail file that makes this run's failures expected (a baseline): the
+    /// entries of --xfail that still hold or that this run did not judge, and every unexpected
+    /// failure as `ID  reason=R  # first difference`. Read it back with --xfail.
+    #[arg(long, value_name = "FILE")]
+    pub write_xfail: Option<PathBuf>,
     /// Also fail when an expected failure passes.
     #[arg(long)]
     pub strict_xfail: bool,
@@ -66,6 +71,10 @@ pub struct RunArgs {
     /// How long a protocol adapter may take to say hello, in milliseconds [default: 60000].
     #[arg(long)]
     pub handshake_timeout_ms: Option<u64>,
+    /// How each failure is printed: `full` (its source, every difference and a torch repro
+    /// snippet) or `short` (one line: `FAIL id: level: place: expected X, got Y`).
+    #[arg(long, value_enum, default_value_t = FailureFormat::Full)]
+    pub format: FailureFormat,
     /// Print only the summary, not each failure.
     #[arg(long, short)]
     pub quiet: bool,
@@ -91,6 +100,16 @@ pub struct RunArgs {
     pub shard: Option<String>,
 }
 
+/// How `bcast run` prints each unexpected failure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum FailureFormat {
+    /// The case, its source, every difference and a Python snippet that reproduces it.
+    #[default]
+    Full,
+    /// One line per failure: the case id and its first difference or backend failure.
+    Short,
+}
+
 /// Runs the suite; exits 1 on unexpected failures (and unexpected passes or stale xfail
 /// patterns with `--strict-xfail`), on a run that stopped early and on one in which the
 /// backend ran no case; 2 when the run cannot start (no case selected included).
@@ -100,7 +119,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     } else {
         args.paths.clone()
     };
-    for report in [&args.junit, &args.json].into_iter().flatten() {
+    for report in [&args.junit, &args.json, &args.write_xfail]
+        .into_iter()
+        .flatten()
+    {
         check_writable(report)?;
     }
     let deadline = match args.deadline {
@@ -201,18 +223,26 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         bar.inc(1);
         bar.set_message(entry.report.id.clone());
         if !args.quiet && matches!(entry.status, Status::Fail | Status::Xpass) {
-            let text = describe_failure(loaded, &entry.report);
-            let head = if entry.status == Status::Xpass {
-                "UNEXPECTED PASS of an expected failure: "
-            } else {
-                "FAIL "
+            let text = match args.format {
+                FailureFormat::Short => entry.short_line(),
+                FailureFormat::Full => {
+                    let head = match (entry.status, entry.pinned_note()) {
+                        (Status::Xpass, _) => {
+                            "UNEXPECTED PASS of an expected failure: ".to_string()
+                        }
+                        (_, Some(note)) => format!("FAIL ({note}) "),
+                        (_, None) => "FAIL ".to_string(),
+                    };
+                    format!("{head}{}", describe_failure(loaded, &entry.report))
+                }
             };
-            bar.suspend(|| eprintln!("{head}{text}"));
+            bar.suspend(|| eprintln!("{text}"));
         }
     });
     bar.finish_and_clear();
 
     print!("{}", summary_table(&result, &cases));
+    println!("{}", level_line(&result, &cases));
     println!("{}", summary_line(&result));
     let mut holds = result.gate_holds(args.strict_xfail, args.allow_empty);
     if let Some(why) = &result.stopped {
@@ -239,6 +269,33 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     }
     if args.strict_xfail && !stale.is_empty() {
         holds = false;
+    }
+    let review = options.xfail.review(&result);
+    for (entry, n) in &review.passing {
+        let verb = if args.strict_xfail { "FAIL" } else { "note" };
+        eprintln!(
+            "{verb}: the xfail entry {} (line {}) is stale: its {n} case(s) pass now",
+            entry.pattern, entry.line
+        );
+    }
+    if let Some(path) = &args.write_xfail {
+        let header = [
+            format!(
+                "Expected failures of {}, written by `bcast run --write-xfail`.",
+                result.backend
+            ),
+            "One case id or pattern a line; `reason=R` pins why it fails (README, \"Baselines\")."
+                .to_string(),
+        ];
+        let text = options.xfail.baseline(&result, &cases, &header);
+        std::fs::write(path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!(
+            "wrote {} xfail entries to {} ({} kept, {} new)",
+            text.lines().filter(|l| !l.starts_with('#')).count(),
+            path.display(),
+            review.holding.len() + review.unjudged.len(),
+            result.count(Status::Fail)
+        );
     }
     if let Some(path) = &args.junit {
         let xml = junit_xml(&result, &cases, args.strict_xfail)?;

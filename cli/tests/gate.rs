@@ -475,3 +475,58 @@ fn exclude_op_and_exclude_tag_leave_cases_out() {
     assert_eq!(counts(&out).0, all - tagged);
     assert!(expands > 0 && tagged > 0);
 }
+
+#[test]
+fn huge_sizes_and_sample_indices_in_an_answer_are_mismatches_not_schema_errors() {
+    let huge_case = "expand/s1/12";
+    let cases = bcast_conformance::case::load_file(&repo().join(EXPAND)).unwrap();
+    let tagged: Vec<&str> = cases
+        .iter()
+        .filter(|c| c.case.tags.iter().any(|t| t == "huge-result"))
+        .map(|c| c.case.id.as_str())
+        .collect();
+    assert_eq!(
+        tagged,
+        [huge_case],
+        "the one result of more than 2^32 elements"
+    );
+    for (mode, want) in [
+        (
+            "huge-shape",
+            "[shapes] result.shape: expected [1099511627776], got [(beyond int64)]",
+        ),
+        (
+            "huge-samples",
+            "[values] result.samples[0] (and 63 more): expected 0.5, got NaN",
+        ),
+    ] {
+        let adapter = hostile(mode, EXPAND);
+        let out = bcast(&["run", EXPAND, "--backend", &adapter, "--format", "short"]);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", text(&out));
+        let (cases, passed, failed, _) = counts(&out);
+        assert_eq!((passed, failed), (cases - 1, 1), "{mode}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("does not fit the schema"), "{mode}: {err}");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("FAIL {huge_case}: ")))
+            .unwrap_or_else(|| panic!("{mode}: {err}"));
+        let level = want[1..].split(']').next().unwrap();
+        let place_and_rest = want.split("] ").nth(1).unwrap();
+        assert!(
+            line.starts_with(&format!("FAIL {huge_case}: {level}: {place_and_rest}")),
+            "{mode}: {line}"
+        );
+        // An adapter that cannot build such results leaves them out by their tag.
+        let out = bcast(&[
+            "run",
+            EXPAND,
+            "--backend",
+            &adapter,
+            "--exclude-tag",
+            "huge-result",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", text(&out));
+        assert_eq!(counts(&out).0, cases - 1);
+    }
+}

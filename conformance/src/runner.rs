@@ -248,3 +248,17 @@ pub fn describe_failure(loaded: &LoadedCase, report: &CaseReport) -> String {
     }
     s
 }
+
+/// Text on one line (control characters, line breaks included, as spaces), clipped to 1000
+/// characters.
+pub(crate) fn one_line(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let mut out: String = flat.chars().take(1000).collect();
+    if out.len() < flat.len() {
+        out.push_str("...");
+    }
+    out
+}

@@ -72,6 +72,7 @@ fn a_backend_wrong_at_one_level_fails_only_that_level() {
 
     let row = MatrixRow::measure("in-process", &result, &cases);
     let table = render_matrix(
+        "bcast-dev matrix",
         &[row],
         &cases,
         &["candle (built without feature `candle`)".into()],

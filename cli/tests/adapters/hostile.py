@@ -8,6 +8,9 @@ MODE:
 - claim-ops OPS_JSON: claims the ops given (a JSON list), all levels; answers `{"int": 0}`.
 - floats: answers every case with the expectation's int64 values written as floats, which
   it reads from the fixture file ARG (a cheat only a test adapter can make).
+- huge-shape FIXTURE, huge-samples FIXTURE: answers every case with its expectation, read from
+  the fixture file FIXTURE, except that a sampled result gets a first size of 2^70
+  (huge-shape) or sample indices above 2^64 (huge-samples), written as JSON integers.
 - silent: says hello, then reads cases and never answers.
 - slow SECONDS: answers `{"int": 0}` after sleeping SECONDS per case.
 - huge-message MB: answers every case with an error whose message is MB megabytes.
@@ -58,7 +61,7 @@ def main():
     else:
         hello()
     expected = {}
-    if MODE == "floats":
+    if MODE in ("floats", "huge-shape", "huge-samples"):
         with open(ARG) as f:
             for case in json.load(f)["cases"]:
                 expected[case["id"]] = case["expect"]
@@ -73,6 +76,17 @@ def main():
             outcome = expected[rid]
             tensor = outcome["ok"]["result"]["tensor"]
             tensor["values"] = [float(v) for v in tensor["values"]]
+            say({"id": rid, "outcome": outcome})
+        elif MODE in ("huge-shape", "huge-samples"):
+            outcome = expected[rid]
+            result = outcome.get("ok", {}).get("result", {})
+            for tensor in [result["tensor"]] if "tensor" in result else result.get("tensors", []):
+                if "samples" not in tensor:
+                    continue
+                if MODE == "huge-shape":
+                    tensor["shape"][0] = 2 ** 70
+                else:
+                    tensor["samples"] = [[2 ** 64 + i, v] for i, v in tensor["samples"]]
             say({"id": rid, "outcome": outcome})
         elif MODE == "huge-message":
             message = "x" * (int(ARG) << 20)

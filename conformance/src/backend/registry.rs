@@ -114,8 +114,59 @@ pub struct Implementation {
     pub via: String,
 }
 
+/// Opens the backend a spec names (as [`open_backend`]) with how it is reached: `in-process`
+/// for a backend name, `protocol: COMMAND LINE` for an adapter.
+///
+/// ```
+/// use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
+/// let imp = open_implementation("reference", AdapterLimits::default()).unwrap();
+/// assert_eq!(imp.via, "in-process");
+/// ```
+pub fn open_implementation(spec: &str, timeouts: AdapterLimits) -> Result<Implementation, String> {
+    let via = if IN_PROCESS.iter().any(|b| b.name == spec) {
+        "in-process".to_string()
+    } else {
+        format!("protocol: {spec}")
+    };
+    Ok(Implementation {
+        backend: open_backend(spec, timeouts)?,
+        via,
+    })
+}
+
 /// The Python adapters of `scripts/adapters/` the matrix runs, by file name.
-pub const PYTHON_ADAPTERS: &[&str] = &["torch_adapter.py", "numpy_adapter.py"];
+pub const PYTHON_ADAPTERS: &[&str] = &[
+    "torch_adapter.py",
+    "numpy_adapter.py",
+    "jax_adapter.py",
+    "array_api_strict_adapter.py",
+];
+
+/// The adapters whose libraries `scripts/setup-adapters.sh` installs in a venv of their own
+/// (JAX pins its own numpy), rather than the torch venv.
+pub const SEPARATE_VENV_ADAPTERS: &[&str] = &["jax_adapter.py", "array_api_strict_adapter.py"];
+
+/// The python of `scripts/setup-adapters.sh`: `$BCAST_ADAPTERS_PYTHON`, else its venv
+/// (`~/.cache/bcast-adapters/venv/bin/python`) when it exists.
+pub fn adapters_python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("BCAST_ADAPTERS_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let home = std::env::var_os("HOME")?;
+    let venv = Path::new(&home).join(".cache/bcast-adapters/venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+/// The python that runs one of [`PYTHON_ADAPTERS`]: for JAX and array-api-strict the venv of
+/// `scripts/setup-adapters.sh` when there is one, else (and for the others) `python`.
+pub fn python_for_adapter(script: &str, python: Option<&Path>) -> Option<PathBuf> {
+    if SEPARATE_VENV_ADAPTERS.contains(&script) {
+        if let Some(own) = adapters_python() {
+            return Some(own);
+        }
+    }
+    python.map(Path::to_path_buf)
+}
 
 /// The python that has torch and numpy: `$BCAST_PYTHON`, else the project's venv
 /// (`~/.cache/bcast-torch/venv/bin/python`) when it exists.
@@ -138,7 +189,8 @@ pub fn adapters_dir() -> PathBuf {
 }
 
 /// Every implementation available here: the in-process backends compiled in, and the Python
-/// adapters when `python` is given and they start. The second list says what is absent and why.
+/// adapters when a python is found for them (see [`python_for_adapter`]) and they start. The
+/// second list says what is absent and why.
 pub fn available_implementations(
     python: Option<&Path>,
     timeouts: AdapterLimits,
@@ -159,10 +211,13 @@ pub fn available_implementations(
         }
     }
     for script in PYTHON_ADAPTERS {
-        let Some(python) = python else {
-            absent.push(format!(
-                "{script} (no python: set --python or BCAST_PYTHON, or create the venv)"
-            ));
+        let Some(python) = python_for_adapter(script, python) else {
+            let how = if SEPARATE_VENV_ADAPTERS.contains(script) {
+                "set BCAST_ADAPTERS_PYTHON or run scripts/setup-adapters.sh"
+            } else {
+                "set --python or BCAST_PYTHON, or create the venv"
+            };
+            absent.push(format!("{script} (no python: {how})"));
             continue;
         };
         let path = adapters_dir().join(script);

@@ -1,6 +1,8 @@
-//! The JSON report of a run: the backend, the levels checked, the counts, and every case with
-//! its status, its differences and what the backend answered.
+//! The JSON report of a run: the backend, the levels checked, the counts, the pass rates per
+//! level, and every case with its status, its differences, what torch did where it failed and
+//! what the backend answered. Every field is documented in `REPORT.md`.
 
+use super::levels::{level_counts, LevelCount};
 use crate::case::{LoadedCase, Outcome};
 use crate::runner::suite::{Status, SuiteResult};
 use crate::runner::Verdict;
@@ -13,6 +15,8 @@ pub struct JsonReport<'a> {
     pub backend: &'a str,
     pub levels: Vec<&'static str>,
     pub counts: BTreeMap<&'static str, usize>,
+    /// Per level checked: cases that passed it, and cases it applies to.
+    pub level_counts: BTreeMap<&'static str, LevelCount>,
     pub cases: Vec<JsonCase<'a>>,
 }
 
@@ -29,8 +33,15 @@ pub struct JsonCase<'a> {
     /// Every difference, level by level.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mismatches: Vec<JsonMismatch>,
+    /// What torch did (the fixture's expectation), for a case that failed (fail or xfail).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<&'a Outcome>,
+    /// What the backend answered (absent when it failed to answer or the case was skipped).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub got: Option<&'a Outcome>,
+    /// The reasons the xfail list pins for the case, when it failed for another one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub xfail_reasons: Vec<String>,
     pub elapsed_ms: f64,
 }
 
@@ -49,7 +60,7 @@ pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> Json
         .into_iter()
         .map(|s| (s.name(), result.count(s)))
         .collect();
-    let cases = result
+    let judged = result
         .entries
         .iter()
         .map(|e| {
@@ -74,7 +85,12 @@ pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> Json
                 status: e.status,
                 detail: (*verdict != Verdict::Pass).then(|| verdict.headline()),
                 mismatches,
+                expected: verdict
+                    .is_failure()
+                    .then_some(loaded.case.expect.as_ref())
+                    .flatten(),
                 got: e.report.got.as_ref(),
+                xfail_reasons: e.pinned.iter().map(|r| r.to_string()).collect(),
                 elapsed_ms: e.elapsed.as_secs_f64() * 1000.0,
             }
         })
@@ -83,6 +99,10 @@ pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> Json
         backend: &result.backend,
         levels: result.levels.iter().map(|l| l.name()).collect(),
         counts,
-        cases,
+        level_counts: level_counts(result, cases)
+            .into_iter()
+            .map(|(level, count)| (level.name(), count))
+            .collect(),
+        cases: judged,
     }
 }

@@ -31,7 +31,10 @@ pub fn junit_xml(
         let message = match e.status {
             Status::Xfail => format!("expected failure: {}", verdict.headline()),
             Status::Xpass => "unexpected pass of an expected failure".to_string(),
-            _ => verdict.headline(),
+            _ => match e.pinned_note() {
+                Some(note) => format!("{} [{note}]", verdict.headline()),
+                None => verdict.headline(),
+            },
         };
         if e.status != Status::Pass {
             status.set_message(message);

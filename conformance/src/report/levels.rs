@@ -6,10 +6,11 @@ use crate::backend::Level;
 use crate::case::{LoadedCase, Outcome, ResultValue};
 use crate::compare::compare_case;
 use crate::runner::suite::{Status, SuiteResult};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Passed and applicable case counts of one level.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct LevelCount {
     pub passed: usize,
     pub applicable: usize,

@@ -1,10 +1,12 @@
 //! The conformance matrix: one row per implementation, one column per check level, each cell
-//! the measured pass rate (see [`level_counts`]), written into README.md between markers.
+//! the measured pass rate (see [`level_counts`]): printed by `bcast matrix`, and written into
+//! README.md between markers by `bcast-dev matrix`.
 
 use super::levels::{level_counts, LevelCount};
+use crate::backend::registry::Implementation;
 use crate::backend::Level;
 use crate::case::LoadedCase;
-use crate::runner::suite::{Status, SuiteResult};
+use crate::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -37,13 +39,51 @@ impl MatrixRow {
     }
 }
 
-/// The matrix as a Markdown table, with the ops measured and a note of what was not measured.
-pub fn render_matrix(rows: &[MatrixRow], cases: &[LoadedCase], absent: &[String]) -> String {
+/// Runs the cases through each implementation with every level wanted, calling `progress`
+/// with its name first; each row holds what it passed, level by level. `bcast matrix` and
+/// `bcast-dev matrix` both measure with this.
+///
+/// ```
+/// use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
+/// use bcast_conformance::case::load_file;
+/// use bcast_conformance::report::matrix::measure;
+/// let cases = load_file(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/numel.json").as_ref()).unwrap();
+/// let reference = open_implementation("reference", AdapterLimits::default()).unwrap();
+/// let rows = measure(vec![reference], &cases, |_| {});
+/// assert_eq!((rows[0].run, rows[0].passed), (cases.len(), cases.len()));
+/// ```
+pub fn measure(
+    implementations: Vec<Implementation>,
+    cases: &[LoadedCase],
+    mut progress: impl FnMut(&str),
+) -> Vec<MatrixRow> {
+    let options = SuiteOptions {
+        levels: Level::ALL.into_iter().collect(),
+        ..SuiteOptions::default()
+    };
+    implementations
+        .into_iter()
+        .map(|mut imp| {
+            progress(&imp.backend.name());
+            let result = run_suite(imp.backend.as_mut(), cases, &options, |_, _| {});
+            MatrixRow::measure(&imp.via, &result, cases)
+        })
+        .collect()
+}
+
+/// The matrix as a Markdown table, with the ops measured and a note of what was not measured;
+/// `measured_by` names the command in its first sentence (`bcast-dev matrix`).
+pub fn render_matrix(
+    measured_by: &str,
+    rows: &[MatrixRow],
+    cases: &[LoadedCase],
+    absent: &[String],
+) -> String {
     let ops: BTreeSet<&str> = cases.iter().map(|c| c.case.call.fn_.as_str()).collect();
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Measured by `bcast-dev matrix` over {} cases of {} op forms. A cell is passed/applicable \
+        "Measured by `{measured_by}` over {} cases of {} op forms. A cell is passed/applicable \
          cases of that level; `—` means the implementation does not claim the level; skipped \
          cases (op or dtype not claimed) count nowhere.",
         cases.len(),
@@ -71,8 +111,8 @@ pub fn render_matrix(rows: &[MatrixRow], cases: &[LoadedCase], absent: &[String]
         let _ = write!(
             s,
             "| {} | {} | {} | {} | {} |",
-            row.name,
-            row.via,
+            table_cell(&row.name),
+            table_cell(&row.via),
             row.run,
             row.skipped,
             all.cell()
@@ -88,4 +128,9 @@ pub fn render_matrix(rows: &[MatrixRow], cases: &[LoadedCase], absent: &[String]
         let _ = writeln!(s, "Not measured: {}.", absent.join("; "));
     }
     s
+}
+
+/// Text made safe for a Markdown table cell: `|` escaped, line breaks as spaces.
+fn table_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }

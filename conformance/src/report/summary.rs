@@ -1,5 +1,6 @@
 //! The human summary of a run: one row per op, one column per status, and a total.
 
+use super::levels::level_counts;
 use crate::case::LoadedCase;
 use crate::runner::suite::{Status, SuiteResult};
 use std::collections::BTreeMap;
@@ -49,6 +50,30 @@ pub fn summary_table(result: &SuiteResult, cases: &[LoadedCase]) -> String {
     }
     row("total", &total);
     s
+}
+
+/// The per-level pass rates of a run, one line: each level checked, with the cases that passed
+/// it out of those it applies to (see [`level_counts`]); skipped cases count nowhere.
+///
+/// ```
+/// use bcast_conformance::backend::reference::ReferenceBackend;
+/// use bcast_conformance::case::{Case, LoadedCase};
+/// use bcast_conformance::runner::suite::{run_suite, SuiteOptions};
+/// use bcast_conformance::report::summary::level_line;
+/// let case: Case = serde_json::from_str(r#"{"id": "t/1", "storages": {"s": {"dtype": "int64",
+///     "values": [1]}}, "tensors": {"t": {"storage": "s", "shape": [1], "strides": [1]}},
+///     "call": {"fn": "Tensor.numel", "args": [{"tensor": "t"}]},
+///     "expect": {"ok": {"result": {"int": 1}}}}"#).unwrap();
+/// let cases = vec![LoadedCase { case, file: "t.json".into(), torch_version: None }];
+/// let result = run_suite(&mut ReferenceBackend, &cases, &SuiteOptions::default(), |_, _| {});
+/// assert_eq!(level_line(&result, &cases), "per level (passed/applicable): shapes 1/1 (100%)");
+/// ```
+pub fn level_line(result: &SuiteResult, cases: &[LoadedCase]) -> String {
+    let cells: Vec<String> = level_counts(result, cases)
+        .iter()
+        .map(|(level, count)| format!("{level} {}", count.cell()))
+        .collect();
+    format!("per level (passed/applicable): {}", cells.join(", "))
 }
 
 /// The one-line verdict of a run.

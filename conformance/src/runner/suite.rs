@@ -1,7 +1,7 @@
 //! Running a selection of cases through one backend: each case gets a [`Status`] (pass, fail,
 //! expected failure, unexpected pass, skip), and the run says whether the gate holds.
 
-use super::xfail::XfailList;
+use super::xfail::{Judgement, Reason, XfailList};
 use super::{run_case, CaseReport, Verdict};
 use crate::backend::{Backend, FailureKind, Level};
 use crate::case::LoadedCase;
@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 pub enum Status {
     /// Every claimed check agreed.
     Pass,
-    /// A claimed check disagreed, or the backend failed, and the case was not expected to fail.
+    /// A claimed check disagreed, or the backend failed, and the case was not expected to fail
+    /// (or was expected to fail for another reason, see [`Entry::pinned`]).
     Fail,
     /// It failed, as the expected-failures list says.
     Xfail,
@@ -78,6 +79,66 @@ pub struct Entry {
     pub report: CaseReport,
     /// How long the backend took.
     pub elapsed: Duration,
+    /// The reasons the xfail list pins for this case, when it failed for another one (it is
+    /// then an unexpected failure); empty otherwise.
+    pub pinned: Vec<Reason>,
+}
+
+impl Entry {
+    /// One line for an unexpected failure or pass (`--format short`): `FAIL id: level: place:
+    /// expected X, got Y`, `FAIL id: backend failure (kind): message`, `XPASS id: ...`.
+    ///
+    /// ```
+    /// use bcast_conformance::backend::{BackendFailure, FailureKind};
+    /// use bcast_conformance::runner::suite::{Entry, Status};
+    /// use bcast_conformance::runner::{CaseReport, Verdict};
+    /// let hung = BackendFailure::new(FailureKind::TimedOut, "no answer\nwithin 5 s");
+    /// let report = CaseReport { id: "a/1".into(), verdict: Verdict::BackendFailure(hung), got: None };
+    /// let entry = Entry { index: 0, status: Status::Fail, report, elapsed: Default::default(), pinned: vec![] };
+    /// assert_eq!(entry.short_line(), "FAIL a/1: backend failure (timed out): no answer within 5 s");
+    /// ```
+    pub fn short_line(&self) -> String {
+        let id = &self.report.id;
+        let mut line = match (&self.status, &self.report.verdict) {
+            (Status::Xpass, _) => {
+                format!("XPASS {id}: passes, but the xfail list expects it to fail")
+            }
+            (_, Verdict::Fail(ms)) => match ms.as_slice() {
+                [] => format!("FAIL {id}"),
+                [m, rest @ ..] => {
+                    let more = if rest.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (and {} more differences)", rest.len())
+                    };
+                    format!(
+                        "FAIL {id}: {}: {}: expected {}, got {}{more}",
+                        m.level, m.place, m.expected, m.got
+                    )
+                }
+            },
+            (_, verdict) => format!("FAIL {id}: {}", verdict.headline()),
+        };
+        if let Some(note) = self.pinned_note() {
+            line.push_str(&format!(" [{note}]"));
+        }
+        super::one_line(&line)
+    }
+
+    /// For a case the xfail list expects to fail for other reasons: `expected to fail with
+    /// reason=values, fails with reason=shapes`.
+    pub fn pinned_note(&self) -> Option<String> {
+        if self.pinned.is_empty() {
+            return None;
+        }
+        let pinned: Vec<String> = self.pinned.iter().map(|r| format!("reason={r}")).collect();
+        let actual = Reason::of(&self.report.verdict)
+            .map_or("no reason".to_string(), |r| format!("reason={r}"));
+        Some(format!(
+            "expected to fail with {}, fails with {actual}",
+            pinned.join(" or ")
+        ))
+    }
 }
 
 /// What a run needs besides the backend and the cases.
@@ -190,12 +251,17 @@ pub(crate) fn judge(
     let mut report = run_case(backend, &loaded.case, &options.levels);
     let elapsed = start.elapsed();
     report.got = report.got.map(|got| got.clipped_for_report());
-    let status = Status::of(&report.verdict, options.xfail.expects_failure(&report.id));
+    let (status, pinned) = match options.xfail.judge(&report.id, &report.verdict) {
+        Judgement::NotListed => (Status::of(&report.verdict, false), Vec::new()),
+        Judgement::Listed => (Status::of(&report.verdict, true), Vec::new()),
+        Judgement::OtherReason(pinned) => (Status::Fail, pinned),
+    };
     Entry {
         index,
         status,
         report,
         elapsed,
+        pinned,
     }
 }
 

@@ -1,9 +1,177 @@
 //! Expected failures: a file of case ids or id patterns (see [`IdPattern`]), one a line, with
 //! `#` comments. A listed case that fails is an expected failure (xfail); one that passes is an
 //! unexpected pass (xpass).
+//!
+//! An entry may pin why the case fails with a last field `reason=R`, `R` being a check level
+//! (`values`: the first difference is at that level) or `backend` (any backend failure) or
+//! `backend:KIND` (`backend:crashed`, `backend:timed-out`, ...). A case listed only with
+//! other reasons than the one it now fails for is an unexpected failure, reported with both.
+//! [`XfailList::baseline`] writes the file that `bcast run --write-xfail` leaves.
 
 use super::select::IdPattern;
+use super::suite::{Status, SuiteResult};
+use super::Verdict;
+use crate::backend::{FailureKind, Level};
+use crate::case::LoadedCase;
+use std::fmt;
+use std::fmt::Write as _;
 use std::path::Path;
+
+/// Why a case fails, as an xfail entry pins it.
+///
+/// ```
+/// use bcast_conformance::runner::xfail::Reason;
+/// use bcast_conformance::backend::{FailureKind, Level};
+/// assert_eq!(Reason::parse("values"), Ok(Reason::Level(Level::Values)));
+/// assert_eq!(Reason::parse("backend:timed-out"), Ok(Reason::Backend(Some(FailureKind::TimedOut))));
+/// assert_eq!(Reason::Backend(Some(FailureKind::BadAnswer)).to_string(), "backend:bad-answer");
+/// assert!(Reason::Backend(None).covers(Reason::Backend(Some(FailureKind::Crashed))));
+/// assert!(!Reason::Level(Level::Values).covers(Reason::Level(Level::Shapes)));
+/// assert!(Reason::parse("colour").unwrap_err().contains("unknown reason"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// The first difference is at this level.
+    Level(Level),
+    /// The backend failed to answer: of this kind, or of any kind (`None`).
+    Backend(Option<FailureKind>),
+}
+
+/// Every backend failure kind, for parsing `backend:KIND`.
+const FAILURE_KINDS: [FailureKind; 6] = [
+    FailureKind::Unsupported,
+    FailureKind::Crashed,
+    FailureKind::TimedOut,
+    FailureKind::BadAnswer,
+    FailureKind::Panicked,
+    FailureKind::BadInput,
+];
+
+/// A failure kind's name in an xfail file: its report name, hyphenated (`timed-out`).
+fn kind_token(kind: FailureKind) -> String {
+    kind.name().replace(' ', "-")
+}
+
+impl Reason {
+    /// The reason a verdict fails for: the level of its first difference, or its backend
+    /// failure's kind; `None` for a pass or a skip.
+    pub fn of(verdict: &Verdict) -> Option<Reason> {
+        match verdict {
+            Verdict::Fail(ms) => ms.first().map(|m| Reason::Level(m.level)),
+            Verdict::BackendFailure(f) => Some(Reason::Backend(Some(f.kind))),
+            Verdict::Pass | Verdict::Skip(_) => None,
+        }
+    }
+
+    /// Parses `LEVEL`, `backend` or `backend:KIND`.
+    pub fn parse(text: &str) -> Result<Reason, String> {
+        if text == "backend" {
+            return Ok(Reason::Backend(None));
+        }
+        if let Some(kind) = text.strip_prefix("backend:") {
+            return FAILURE_KINDS
+                .into_iter()
+                .find(|k| kind_token(*k) == kind)
+                .map(|k| Reason::Backend(Some(k)))
+                .ok_or_else(|| {
+                    let known: Vec<String> = FAILURE_KINDS.into_iter().map(kind_token).collect();
+                    format!(
+                        "unknown backend failure kind {kind:?} (known: {})",
+                        known.join(", ")
+                    )
+                });
+        }
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name() == text)
+            .map(Reason::Level)
+            .ok_or_else(|| {
+                format!(
+                    "unknown reason {text:?}: give a level ({}), backend or backend:KIND",
+                    Level::ALL.map(|l| l.name()).join(", ")
+                )
+            })
+    }
+
+    /// Whether a case that fails for `actual` fails for this reason.
+    pub fn covers(self, actual: Reason) -> bool {
+        match (self, actual) {
+            (Reason::Backend(None), Reason::Backend(_)) => true,
+            _ => self == actual,
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Level(l) => f.write_str(l.name()),
+            Reason::Backend(None) => f.write_str("backend"),
+            Reason::Backend(Some(k)) => write!(f, "backend:{}", kind_token(*k)),
+        }
+    }
+}
+
+/// One line of an xfail file.
+#[derive(Debug, Clone)]
+pub struct XfailEntry {
+    pub pattern: IdPattern,
+    /// The reason pinned with `reason=`, if any.
+    pub reason: Option<Reason>,
+    /// The line's comment, without its `#`.
+    pub comment: Option<String>,
+    /// Its line number in the file, from 1.
+    pub line: usize,
+}
+
+impl XfailEntry {
+    /// Whether a case that failed with `verdict` fails as this entry expects.
+    fn holds_for(&self, verdict: &Verdict) -> bool {
+        verdict.is_failure()
+            && match (self.reason, Reason::of(verdict)) {
+                (None, _) => true,
+                (Some(pinned), Some(actual)) => pinned.covers(actual),
+                (Some(_), None) => false,
+            }
+    }
+
+    /// The entry as a line of the file (`pattern  reason=R  # comment`).
+    pub fn to_line(&self) -> String {
+        let mut s = self.pattern.to_string();
+        if let Some(r) = self.reason {
+            let _ = write!(s, "  reason={r}");
+        }
+        if let Some(c) = &self.comment {
+            let _ = write!(s, "  #{c}");
+        }
+        s
+    }
+}
+
+/// How the xfail list takes a case's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    /// No entry lists the case.
+    NotListed,
+    /// An entry lists it (and, if it failed, for the reason it failed).
+    Listed,
+    /// It failed, and every entry listing it pins other reasons: these.
+    OtherReason(Vec<Reason>),
+}
+
+/// What a run says of each entry of the list.
+#[derive(Debug, Default)]
+pub struct Review<'a> {
+    /// Entries some case of the run still fails under, as they expect.
+    pub holding: Vec<&'a XfailEntry>,
+    /// Entries whose cases ran and all passed: stale. With the number of those cases.
+    pub passing: Vec<(&'a XfailEntry, usize)>,
+    /// Entries whose cases ran and failed, none for the reason the entry pins.
+    pub other_reason: Vec<&'a XfailEntry>,
+    /// Entries that matched no case that ran (skipped, not selected, not reached): this run
+    /// says nothing of them.
+    pub unjudged: Vec<&'a XfailEntry>,
+}
 
 /// The expected failures of a run.
 ///
@@ -14,24 +182,44 @@ use std::path::Path;
 /// assert!(list.expects_failure("expand/s1/3"));
 /// assert!(list.expects_failure("docs/002/L163"));
 /// assert!(!list.expects_failure("expand/s1/30"));
+/// let pinned = XfailList::parse("expand/s1/3  reason=values  # got 2").unwrap();
+/// assert_eq!(pinned.entries()[0].reason.unwrap().to_string(), "values");
+/// assert!(XfailList::parse("expand/s1/3 reason=colour").unwrap_err().starts_with("line 1: "));
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct XfailList {
-    patterns: Vec<IdPattern>,
+    entries: Vec<XfailEntry>,
 }
 
 impl XfailList {
     /// Parses the file format; an error names the line.
     pub fn parse(text: &str) -> Result<XfailList, String> {
-        let mut patterns = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
+        let mut entries = Vec::new();
+        for (n, raw) in text.lines().enumerate() {
+            let (body, comment) = match raw.split_once('#') {
+                Some((body, comment)) => (body, Some(comment.to_string())),
+                None => (raw, None),
+            };
+            let mut body = body.trim();
+            if body.is_empty() {
                 continue;
             }
-            patterns.push(IdPattern::parse(line).map_err(|e| format!("line {}: {e}", n + 1))?);
+            let at = |e: String| format!("line {}: {e}", n + 1);
+            let mut reason = None;
+            if let Some((pattern, last)) = body.rsplit_once(char::is_whitespace) {
+                if let Some(r) = last.strip_prefix("reason=") {
+                    reason = Some(Reason::parse(r).map_err(at)?);
+                    body = pattern.trim_end();
+                }
+            }
+            entries.push(XfailEntry {
+                pattern: IdPattern::parse(body).map_err(at)?,
+                reason,
+                comment,
+                line: n + 1,
+            });
         }
-        Ok(XfailList { patterns })
+        Ok(XfailList { entries })
     }
 
     /// Reads and parses a file.
@@ -40,19 +228,59 @@ impl XfailList {
         XfailList::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    /// The number of patterns.
+    /// The entries, in file order.
+    pub fn entries(&self) -> &[XfailEntry] {
+        &self.entries
+    }
+
+    /// The number of entries.
     pub fn len(&self) -> usize {
-        self.patterns.len()
+        self.entries.len()
     }
 
     /// Whether the list is empty.
     pub fn is_empty(&self) -> bool {
-        self.patterns.is_empty()
+        self.entries.is_empty()
     }
 
-    /// Whether the case is expected to fail.
+    /// Whether some entry lists the case, whatever reason it pins.
     pub fn expects_failure(&self, id: &str) -> bool {
-        self.patterns.iter().any(|p| p.matches(id))
+        self.entries.iter().any(|e| e.pattern.matches(id))
+    }
+
+    /// How the list takes the case `id` that ended with `verdict`: a case that failed counts as
+    /// expected when an entry lists it without a reason or with the reason it failed for.
+    ///
+    /// ```
+    /// use bcast_conformance::runner::xfail::{Judgement, Reason, XfailList};
+    /// use bcast_conformance::runner::Verdict;
+    /// use bcast_conformance::backend::{BackendFailure, FailureKind};
+    /// let list = XfailList::parse("a/1  reason=values\nb/*  reason=backend\n").unwrap();
+    /// let crashed = Verdict::BackendFailure(BackendFailure::new(FailureKind::Crashed, "exit 3"));
+    /// assert_eq!(list.judge("b/7", &crashed), Judgement::Listed);
+    /// assert_eq!(list.judge("c/1", &crashed), Judgement::NotListed);
+    /// assert_eq!(list.judge("a/1", &crashed), Judgement::OtherReason(vec![Reason::parse("values").unwrap()]));
+    /// assert_eq!(list.judge("a/1", &Verdict::Pass), Judgement::Listed);
+    /// ```
+    pub fn judge(&self, id: &str, verdict: &Verdict) -> Judgement {
+        let listing: Vec<&XfailEntry> = self
+            .entries
+            .iter()
+            .filter(|e| e.pattern.matches(id))
+            .collect();
+        if listing.is_empty() {
+            return Judgement::NotListed;
+        }
+        if !verdict.is_failure() || listing.iter().any(|e| e.holds_for(verdict)) {
+            return Judgement::Listed;
+        }
+        let mut pinned: Vec<Reason> = Vec::new();
+        for r in listing.iter().filter_map(|e| e.reason) {
+            if !pinned.contains(&r) {
+                pinned.push(r);
+            }
+        }
+        Judgement::OtherReason(pinned)
     }
 
     /// The patterns, as written, that match none of `ids`: stale entries that would otherwise
@@ -64,10 +292,105 @@ impl XfailList {
     /// assert_eq!(list.unmatched(["expand/s1/3", "add/1"]), ["expand/s9/*"]);
     /// ```
     pub fn unmatched<'a>(&self, ids: impl IntoIterator<Item = &'a str> + Clone) -> Vec<String> {
-        self.patterns
+        self.entries
             .iter()
-            .filter(|p| !ids.clone().into_iter().any(|id| p.matches(id)))
-            .map(|p| p.to_string())
+            .filter(|e| !ids.clone().into_iter().any(|id| e.pattern.matches(id)))
+            .map(|e| e.pattern.to_string())
             .collect()
     }
+
+    /// Sorts the entries by what the run says of them (see [`Review`]).
+    pub fn review<'a>(&'a self, result: &SuiteResult) -> Review<'a> {
+        let mut review = Review::default();
+        for entry in &self.entries {
+            let judged: Vec<&Verdict> = result
+                .entries
+                .iter()
+                .filter(|e| e.status != Status::Skip && entry.pattern.matches(&e.report.id))
+                .map(|e| &e.report.verdict)
+                .collect();
+            if judged.is_empty() {
+                review.unjudged.push(entry);
+            } else if judged.iter().any(|v| entry.holds_for(v)) {
+                review.holding.push(entry);
+            } else if judged.iter().all(|v| !v.is_failure()) {
+                review.passing.push((entry, judged.len()));
+            } else {
+                review.other_reason.push(entry);
+            }
+        }
+        review
+    }
+
+    /// The xfail file that makes this run's failures expected: the entries some case still
+    /// fails under as they expect, those this run did not judge, and one line per unexpected
+    /// failure, `ID  reason=R  # first difference`. Entries whose cases now pass, or fail
+    /// for another reason than pinned, are left out. `header` lines open the file as comments.
+    pub fn baseline(
+        &self,
+        result: &SuiteResult,
+        cases: &[LoadedCase],
+        header: &[String],
+    ) -> String {
+        let review = self.review(result);
+        let mut s = String::new();
+        for line in header {
+            let _ = writeln!(s, "# {line}");
+        }
+        let kept: Vec<&&XfailEntry> = {
+            let mut kept: Vec<&&XfailEntry> =
+                review.holding.iter().chain(&review.unjudged).collect();
+            kept.sort_by_key(|e| e.line);
+            kept
+        };
+        for entry in kept {
+            let _ = writeln!(s, "{}", entry.to_line());
+        }
+        for e in result.entries.iter().filter(|e| e.status == Status::Fail) {
+            let id = &cases[e.index].case.id;
+            let mut line = pattern_for_id(id);
+            if let Some(r) = Reason::of(&e.report.verdict) {
+                let _ = write!(line, "  reason={r}");
+            }
+            let first = match &e.report.verdict {
+                Verdict::Fail(ms) => ms.first().map(|m| m.to_string()).unwrap_or_default(),
+                other => other.headline(),
+            };
+            let _ = writeln!(line, "  # {}", super::one_line(&first));
+            s.push_str(&line);
+        }
+        s
+    }
+}
+
+/// An xfail pattern that matches exactly `id`: the id itself, unless it holds a glob
+/// metacharacter, `#` or white space; then an anchored regular expression.
+///
+/// ```
+/// use bcast_conformance::runner::select::IdPattern;
+/// use bcast_conformance::runner::xfail::pattern_for_id;
+/// assert_eq!(pattern_for_id("expand/s1/3"), "expand/s1/3");
+/// for id in ["a[1]*", "odd # id", "x{y}?"] {
+///     let p = IdPattern::parse(&pattern_for_id(id)).unwrap();
+///     assert!(p.matches(id) && !p.matches(&format!("{id}0")), "{id}");
+///     assert!(!pattern_for_id(id).contains(['#', ' ']));
+/// }
+/// ```
+pub fn pattern_for_id(id: &str) -> String {
+    let plain = |c: char| {
+        !matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '#') && !c.is_whitespace()
+    };
+    if id.chars().all(plain) && !id.starts_with("re:") {
+        return id.to_string();
+    }
+    let mut re = String::from("re:^");
+    for c in id.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | ':' | ',' | '=') {
+            re.push(c);
+        } else {
+            let _ = write!(re, "\\x{{{:x}}}", c as u32);
+        }
+    }
+    re.push('$');
+    re
 }

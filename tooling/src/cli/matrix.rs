@@ -2,16 +2,11 @@
 //! table of pass rates per level into README.md between its markers.
 
 use crate::readme::write_section;
-use bcast_conformance::backend::registry::Implementation;
 use bcast_conformance::backend::registry::{
     available_implementations, default_python, AdapterLimits,
 };
-use bcast_conformance::backend::Level;
 use bcast_conformance::case::load_paths;
-use bcast_conformance::case::LoadedCase;
-use bcast_conformance::report::matrix::render_matrix;
-use bcast_conformance::report::matrix::MatrixRow;
-use bcast_conformance::runner::suite::{run_suite, SuiteOptions};
+use bcast_conformance::report::matrix::{measure, render_matrix};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,7 +48,7 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
     let rows = measure(implementations, &cases, |name| {
         eprintln!("measuring {name}")
     });
-    let table = render_matrix(&rows, &cases, &absent);
+    let table = render_matrix("bcast-dev matrix", &rows, &cases, &absent);
     if args.print {
         print!("{table}");
         return Ok(ExitCode::SUCCESS);
@@ -62,25 +57,4 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
     print!("{table}");
     eprintln!("wrote the matrix into {}", args.readme.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// Runs the cases through each implementation with every level wanted, calling `progress`
-/// with its name first; each row holds what it passed, level by level.
-pub fn measure(
-    implementations: Vec<Implementation>,
-    cases: &[LoadedCase],
-    mut progress: impl FnMut(&str),
-) -> Vec<MatrixRow> {
-    let options = SuiteOptions {
-        levels: Level::ALL.into_iter().collect(),
-        ..SuiteOptions::default()
-    };
-    implementations
-        .into_iter()
-        .map(|mut imp| {
-            progress(&imp.backend.name());
-            let result = run_suite(imp.backend.as_mut(), cases, &options, |_, _| {});
-            MatrixRow::measure(&imp.via, &result, cases)
-        })
-        .collect()
 }
