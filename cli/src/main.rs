@@ -8,6 +8,7 @@
 mod diff;
 mod gen;
 mod matrix;
+mod merge;
 mod ops;
 mod run;
 
@@ -33,6 +34,8 @@ enum Command {
     Matrix(matrix::MatrixArgs),
     /// List the op catalogue: every op form the cases call, with keywords and an example.
     Ops(ops::OpsArgs),
+    /// Merge the JSON reports of a sharded run (`--shard K/N --json PART`) into one.
+    MergeReports(merge::MergeArgs),
     /// Random differential testing against libtorch; shrinks and writes every mismatch.
     #[cfg(feature = "torch")]
     Diff(diff::DiffArgs),
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Some(Command::Gen(args)) => gen::gen(args),
         Some(Command::Matrix(args)) => matrix::matrix(args),
         Some(Command::Ops(args)) => ops::ops(args),
+        Some(Command::MergeReports(args)) => merge::merge(args),
         #[cfg(feature = "torch")]
         Some(Command::Diff(args)) => diff::diff(args),
     };

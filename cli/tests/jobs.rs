@@ -177,6 +177,31 @@ fn shards_are_disjoint_and_cover_the_selection() {
         seen, all,
         "the shards together are the whole selection, once each"
     );
+    // Their reports merge into the report of the whole run.
+    let parts: Vec<String> = (1..=3)
+        .map(|k| dir.path().join(format!("{k}.json")).display().to_string())
+        .collect();
+    let merged_path = dir.path().join("merged.json");
+    let merged_arg = merged_path.display().to_string();
+    let mut merge_args = vec!["merge-reports", "-o", merged_arg.as_str()];
+    merge_args.extend(parts.iter().map(String::as_str));
+    let out = bcast(&merge_args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let merged = report_without_timings(&merged_path);
+    for field in ["backend", "levels", "counts", "level_counts"] {
+        assert_eq!(merged[field], whole[field], "{field}");
+    }
+    let mut merged_ids = ids(&merged);
+    merged_ids.sort();
+    assert_eq!(merged_ids, all);
+    // Overlapping parts are not the parts of one run.
+    let twice = bcast(&["merge-reports", &parts[0], &parts[0]]);
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(
+        stderr(&twice).contains("is in two reports"),
+        "{}",
+        stderr(&twice)
+    );
     let bad = bcast(&["run", &fixture, "--shard", "4/3"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("1 <= K <= N"), "{}", stderr(&bad));

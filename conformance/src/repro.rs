@@ -2,9 +2,11 @@
 
 use crate::case::{storage_values, Arg, Case, IndexItem, Num};
 
-/// The fill recipes, pasted into a snippet whose storages have one: the one Python implementation,
-/// which `python/tests` pins to the Rust one (`tests/fill_vectors.rs` runs a snippet).
-const FILL_HELPER: &str = include_str!("../../python/bcast_suite/fill.py");
+/// The import a snippet whose storages have a fill recipe starts with: the one Python
+/// implementation of the recipes (`python/bcast_suite/fill.py`, pinned to the Rust one by
+/// `python/tests`; `tests/fill_vectors.rs` runs a snippet), imported rather than pasted into
+/// every failure.
+const FILL_IMPORT: &str = "from bcast_suite.fill import fill_values  # the fill recipes: pip install ./python (or PYTHONPATH=python)\n";
 
 fn py_num(n: &Num) -> String {
     match n {
@@ -108,8 +110,7 @@ pub fn python_snippet(case: &Case) -> String {
     let mut py = String::from("import torch\n");
     let filled = case.storages.values().any(|s| s.fill.is_some());
     if filled {
-        py.push_str(FILL_HELPER);
-        py.push('\n');
+        py.push_str(FILL_IMPORT);
     }
     for (name, spec) in &case.storages {
         let values = match (&spec.fill, storage_values(spec)) {

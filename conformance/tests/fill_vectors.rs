@@ -163,7 +163,9 @@ fn the_repro_snippet_builds_the_storages_the_rust_fills_give() {
         ));
     }
     script.push_str("}))\n");
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python");
     let out = Command::new(&python)
+        .env("PYTHONPATH", package)
         .arg("-c")
         .arg(&script)
         .output()

@@ -1,5 +1,5 @@
 """The storage fill recipes of fixtures/README.md, stdlib only and self-contained: the one Python
-implementation, which conformance/src/repro.rs also pastes into its repro snippets."""
+implementation, which the repro snippets of conformance/src/repro.rs import."""
 
 MASK64 = (1 << 64) - 1
 # (fraction bits, exponent of the smallest normal, exponent of the largest finite) of the halves.

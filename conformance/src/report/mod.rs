@@ -5,4 +5,5 @@ pub mod json;
 pub mod junit;
 pub mod levels;
 pub mod matrix;
+pub mod merge;
 pub mod summary;
