@@ -1,6 +1,10 @@
-//! Greedy shrinking of a case: try one simplification at a time (drop or shrink a dim,
-//! simplify a layout, shorten a storage, simplify an argument, drop a keyword), keep it when
-//! the case is still valid and still shows the failure, and stop when nothing simpler does.
+//! Greedy shrinking of a case: try one simplification at a time, keep it when the case is
+//! still valid and still shows the failure, and stop when nothing simpler does (a local
+//! minimum: [`candidates`] lists every step). The steps: drop an operand (a positional argument
+//! or a tensor of a list), a keyword, a dim (of one tensor, or the same right-aligned dim of
+//! every tensor, which keeps them broadcastable), shrink a size (likewise one or all), make a
+//! stride contiguous or zero or smaller, drop an offset, shorten a storage, make a value zero,
+//! one or whole, move a storage to a simpler dtype, simplify an argument.
 //!
 //! ```
 //! use bcast_conformance::case::Case;
@@ -15,7 +19,9 @@
 //! assert!(complexity(&small) < complexity(&case));
 //! ```
 
-use bcast_conformance::case::{validate_case, Arg, Case, Fill, FillKind, Num, StorageSpec};
+use bcast_conformance::case::{
+    validate_case, Arg, Case, Fill, FillKind, Num, StorageSpec, TensorSpec,
+};
 use bcast_engine::layout::contiguous_strides;
 use bcast_engine::Layout;
 use std::collections::BTreeSet;
@@ -25,9 +31,13 @@ pub fn complexity(case: &Case) -> u64 {
     let mut c = 0u64;
     for s in case.storages.values() {
         c += 2 * storage_len(s) as u64;
-        if s.values.is_some() {
-            c += 4 * s.values.iter().flatten().filter(|v| !is_zero(**v)).count() as u64;
-        }
+        c += 3 * dtype_rank(&s.dtype);
+        c += s
+            .values
+            .iter()
+            .flatten()
+            .map(|v| value_complexity(*v))
+            .sum::<u64>();
         if s.fill.as_ref().is_some_and(|f| f.kind == FillKind::Random) {
             c += 1;
         }
@@ -36,8 +46,11 @@ pub fn complexity(case: &Case) -> u64 {
         c += 20 * t.shape.len() as u64;
         c += 4 * t.shape.iter().map(|&s| s.min(1 << 20) as u64).sum::<u64>();
         c += 3 * t.offset.min(1 << 20) as u64;
-        if t.strides != contiguous_strides(&t.shape) {
-            c += 8;
+        let contiguous = contiguous_strides(&t.shape);
+        for (&stride, &plain) in t.strides.iter().zip(&contiguous) {
+            if stride != plain {
+                c += 8 + stride.min(1 << 20) as u64;
+            }
         }
     }
     for arg in case.call.args.iter().chain(case.call.kwargs.values()) {
@@ -47,8 +60,38 @@ pub fn complexity(case: &Case) -> u64 {
 }
 
 fn is_zero(n: Num) -> bool {
-    n.to_f64() == 0.0
+    n.to_f64() == 0.0 && !matches!(n, Num::Complex(_, im) if im != 0.0)
 }
+
+/// 0 for zero; more for a value that is not a whole number or is far from 0.
+fn value_complexity(n: Num) -> u64 {
+    if is_zero(n) {
+        return 0;
+    }
+    let v = n.to_f64();
+    let mut c = 4;
+    if !v.is_finite() || v.fract() != 0.0 || matches!(n, Num::Complex(..)) {
+        c += 2;
+    }
+    if !(v.abs() <= 1.0) {
+        c += 1;
+    }
+    c
+}
+
+/// How far a dtype is from the simplest ones: bool, int64, float32, then the rest.
+fn dtype_rank(dtype: &str) -> u64 {
+    match dtype {
+        "bool" => 0,
+        "int64" => 1,
+        "float32" => 2,
+        "float64" => 3,
+        _ => 4,
+    }
+}
+
+/// The dtypes a storage may move to, simplest first.
+const SIMPLER_DTYPES: [&str; 4] = ["bool", "int64", "float32", "float64"];
 
 fn arg_complexity(arg: &Arg) -> u64 {
     let small = |v: i64| v.unsigned_abs().min(1 << 20);
@@ -102,6 +145,8 @@ pub fn candidates(case: &Case) -> Vec<Case> {
     let mut out = Vec::new();
     drop_unused(case, &mut out);
     drop_kwargs(case, &mut out);
+    drop_operands(case, &mut out);
+    joint_dim_steps(case, &mut out);
     for name in case.tensors.keys() {
         tensor_steps(case, name, &mut out);
     }
@@ -159,9 +204,95 @@ fn drop_kwargs(case: &Case, out: &mut Vec<Case>) {
     }
 }
 
+/// Fewer operands: each positional argument dropped (variadic calls such as
+/// `broadcast_tensors(a, b, c)`), and each tensor of a tensor list, with the tensors and
+/// storages no argument names any more.
+fn drop_operands(case: &Case, out: &mut Vec<Case>) {
+    let tidy = |mut c: Case| {
+        let (tensors, storages) = referenced(&c);
+        c.tensors.retain(|n, _| tensors.contains(n));
+        c.storages.retain(|n, _| storages.contains(n));
+        c
+    };
+    if case.call.args.len() >= 2 {
+        for i in 0..case.call.args.len() {
+            out.push(tidy(with(case, |c| {
+                c.call.args.remove(i);
+            })));
+        }
+    }
+    for (i, arg) in case.call.args.iter().enumerate() {
+        if let Arg::Tensors(names) = arg {
+            for k in 0..names.len() {
+                out.push(tidy(with(case, |c| {
+                    if let Arg::Tensors(names) = &mut c.call.args[i] {
+                        names.remove(k);
+                    }
+                })));
+            }
+        }
+    }
+}
+
+/// The same right-aligned dim of every tensor at once, so tensors that broadcast against each
+/// other still do: dropped where each has it, or each size above 1 made smaller.
+fn joint_dim_steps(case: &Case, out: &mut Vec<Case>) {
+    if case.tensors.len() < 2 {
+        return;
+    }
+    let ndim = case
+        .tensors
+        .values()
+        .map(|t| t.shape.len())
+        .max()
+        .unwrap_or(0);
+    for back in 1..=ndim {
+        out.push(with(case, |c| {
+            for t in c.tensors.values_mut() {
+                if let Some(d) = t.shape.len().checked_sub(back) {
+                    reshape(t, |shape, strides| {
+                        shape.remove(d);
+                        strides.remove(d);
+                    });
+                }
+            }
+        }));
+        let largest = case
+            .tensors
+            .values()
+            .filter_map(|t| t.shape.len().checked_sub(back).map(|d| t.shape[d]))
+            .max()
+            .unwrap_or(0);
+        let mut sizes = vec![1, largest / 2, largest.saturating_sub(1)];
+        sizes.retain(|&n| n > 0 && n < largest);
+        sizes.dedup();
+        for n in sizes {
+            out.push(with(case, |c| {
+                for t in c.tensors.values_mut() {
+                    if let Some(d) = t.shape.len().checked_sub(back) {
+                        if t.shape[d] > n {
+                            reshape(t, |shape, _| shape[d] = n);
+                        }
+                    }
+                }
+            }));
+        }
+    }
+}
+
+/// Changes a view's shape (and strides); a contiguous view stays contiguous, so that a smaller
+/// shape is never judged more complex for its old strides.
+fn reshape(t: &mut TensorSpec, change: impl FnOnce(&mut Vec<usize>, &mut Vec<usize>)) {
+    let contiguous = t.strides == contiguous_strides(&t.shape);
+    change(&mut t.shape, &mut t.strides);
+    if contiguous {
+        t.strides = contiguous_strides(&t.shape);
+    }
+}
+
 fn tensor_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
     let t = &case.tensors[name];
-    let edit = |f: &dyn Fn(&mut bcast_conformance::case::TensorSpec)| {
+    let edit = |f: &dyn Fn(&mut TensorSpec)| {
         with(case, |c| {
             if let Some(t) = c.tensors.get_mut(name) {
                 f(t)
@@ -170,8 +301,10 @@ fn tensor_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
     };
     for d in 0..t.shape.len() {
         out.push(edit(&|t| {
-            t.shape.remove(d);
-            t.strides.remove(d);
+            reshape(t, |shape, strides| {
+                shape.remove(d);
+                strides.remove(d);
+            })
         }));
     }
     for d in 0..t.shape.len() {
@@ -180,7 +313,7 @@ fn tensor_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
         sizes.retain(|&n| n < s && n > 0);
         sizes.dedup();
         for n in sizes {
-            out.push(edit(&|t| t.shape[d] = n));
+            out.push(edit(&|t| reshape(t, |shape, _| shape[d] = n)));
         }
     }
     if t.strides != contiguous_strides(&t.shape) || t.offset != 0 {
@@ -191,6 +324,19 @@ fn tensor_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
     }
     if t.offset != 0 {
         out.push(edit(&|t| t.offset = 0));
+    }
+    let contiguous = contiguous_strides(&t.shape);
+    for d in 0..t.strides.len() {
+        let stride = t.strides[d];
+        if stride == contiguous[d] {
+            continue;
+        }
+        let mut simpler = vec![contiguous[d], 0, stride / 2];
+        simpler.retain(|&s| s < stride || s == contiguous[d]);
+        simpler.dedup();
+        for s in simpler {
+            out.push(edit(&|t| t.strides[d] = s));
+        }
     }
 }
 
@@ -284,21 +430,56 @@ fn storage_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
     }
     if let Some(values) = &s.values {
         for (k, v) in values.iter().enumerate() {
-            if !is_zero(*v) {
-                let zero = match v {
-                    Num::Bool(_) => Num::Bool(false),
-                    Num::Int(_) => Num::Int(0),
-                    Num::Float(_) => Num::Float(0.0),
-                    Num::Complex(..) => Num::Complex(0.0, 0.0),
-                };
+            for simpler in simpler_values(*v) {
                 let mut spec = s.clone();
                 if let Some(vs) = &mut spec.values {
-                    vs[k] = zero;
+                    vs[k] = simpler;
                 }
                 out.push(set(spec));
             }
         }
     }
+    // A simpler dtype: the values must still be values of it (`validate_case` decides).
+    let rank = dtype_rank(&s.dtype);
+    for dtype in SIMPLER_DTYPES {
+        if dtype_rank(dtype) < rank {
+            let mut spec = s.clone();
+            spec.dtype = dtype.to_string();
+            out.push(set(spec));
+        }
+    }
+}
+
+/// Zero, one and the whole part of a value, where simpler than it.
+fn simpler_values(v: Num) -> Vec<Num> {
+    let mut out = Vec::new();
+    match v {
+        Num::Bool(true) => out.push(Num::Bool(false)),
+        Num::Int(i) if i != 0 => {
+            out.push(Num::Int(0));
+            if i != 1 {
+                out.push(Num::Int(1));
+            }
+        }
+        Num::Float(f) if f != 0.0 || f.is_sign_negative() => {
+            out.push(Num::Float(0.0));
+            if f != 1.0 {
+                out.push(Num::Float(1.0));
+            }
+            if f.is_finite() && f.fract() != 0.0 && f.trunc() != 0.0 {
+                out.push(Num::Float(f.trunc()));
+            }
+        }
+        Num::Complex(re, im) if re != 0.0 || im != 0.0 => {
+            out.push(Num::Complex(0.0, 0.0));
+            if im != 0.0 {
+                out.push(Num::Complex(re, 0.0));
+            }
+        }
+        _ => {}
+    }
+    out.retain(|&n| value_complexity(n) < value_complexity(v) || is_zero(n) && !is_zero(v));
+    out
 }
 
 #[cfg(test)]
