@@ -73,7 +73,7 @@ fn value_complexity(n: Num) -> u64 {
     if !v.is_finite() || v.fract() != 0.0 || matches!(n, Num::Complex(..)) {
         c += 2;
     }
-    if !(v.abs() <= 1.0) {
+    if v.abs() > 1.0 || v.is_nan() {
         c += 1;
     }
     c
@@ -326,13 +326,12 @@ fn tensor_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
         out.push(edit(&|t| t.offset = 0));
     }
     let contiguous = contiguous_strides(&t.shape);
-    for d in 0..t.strides.len() {
-        let stride = t.strides[d];
-        if stride == contiguous[d] {
+    for (d, (&stride, &plain)) in t.strides.iter().zip(&contiguous).enumerate() {
+        if stride == plain {
             continue;
         }
-        let mut simpler = vec![contiguous[d], 0, stride / 2];
-        simpler.retain(|&s| s < stride || s == contiguous[d]);
+        let mut simpler = vec![plain, 0, stride / 2];
+        simpler.retain(|&s| s < stride || s == plain);
         simpler.dedup();
         for s in simpler {
             out.push(edit(&|t| t.strides[d] = s));
