@@ -159,7 +159,7 @@ pub(crate) fn binary_inputs(
         sub_check(a.as_tensor().dtype(), b.as_tensor().dtype())?;
     }
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a, b])?;
-    let mut common = setup.result_type();
+    let mut common = setup.result_type()?;
     if op == BinaryOp::Div && is_integral_or_bool(common) {
         common = DType::Float32;
     }
@@ -248,6 +248,7 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
         }
         DType::Float32 => run_real::<f32>(op, out, a, b, alpha),
         DType::Float64 => run_real::<f64>(op, out, a, b, alpha),
+        other => Err(Error::unsupported_dtype(op.name(), other)),
     }
 }
 

@@ -14,7 +14,7 @@
 use super::Operand;
 use crate::iter::{IterConfig, IterSetup};
 use crate::loops::map_binary;
-use crate::{dispatch_dtype, DType, Element, Result, Tensor};
+use crate::{DType, Element, Result, Tensor};
 
 /// A comparison or logical binary op: a predicate of two elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -120,7 +120,7 @@ pub fn compare(
 ) -> Result<Tensor> {
     let (a, b) = (a.into(), b.into());
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
-    let common = setup.result_type();
+    let common = setup.result_type()?;
     // torch writes a non-bool output through a temporary of the common dtype; one of bool
     // holds the same 0/1 values.
     setup.compute_output_in(DType::Bool)?;
@@ -131,7 +131,8 @@ pub fn compare(
         iter.inputs()[0].as_tensor(),
         iter.inputs()[1].as_tensor(),
     );
-    dispatch_dtype!(common, T => map_binary(o, x, y, move |p: T, q: T| op.apply(p, q)))?;
+    crate::element::dispatch_real!(common, T => map_binary(o, x, y, move |p: T, q: T| op.apply(p, q)),
+        other => Err(crate::Error::unsupported_dtype(op.name(), other)))?;
     iter.into_result()
 }
 

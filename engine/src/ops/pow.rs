@@ -17,6 +17,7 @@ fn is_zero(s: Scalar) -> bool {
         Scalar::Bool(b) => !b,
         Scalar::Int(i) => i == 0,
         Scalar::Float(f) => f == 0.0,
+        Scalar::Complex(re, im) => re == 0.0 && im == 0.0,
     }
 }
 
@@ -25,6 +26,7 @@ fn is_one(s: Scalar) -> bool {
         Scalar::Bool(b) => b,
         Scalar::Int(i) => i == 1,
         Scalar::Float(f) => f == 1.0,
+        Scalar::Complex(re, im) => re == 1.0 && im == 0.0,
     }
 }
 
@@ -40,7 +42,7 @@ fn fill(t: &Tensor, value: Scalar) -> Result<()> {
 /// An integer base with a negative integer exponent (first), then as for
 /// [`binary`](super::binary) with the result dtype of `base` and `exponent`.
 pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) -> Result<Tensor> {
-    let integral_exponent = !exponent.is_float();
+    let integral_exponent = matches!(exponent, Scalar::Bool(_) | Scalar::Int(_));
     if is_integral_or_bool(base.dtype()) && integral_exponent && exponent.to_i64() < 0 {
         return Err(Error::runtime(
             "Integers to negative integer powers are not allowed.",
@@ -49,7 +51,7 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
     let common = result_type(&[
         Participant::tensor(base.dtype(), base.ndim()),
         Participant::number(exponent),
-    ]);
+    ])?;
     let converted = base.to_dtype(common)?;
     let mut setup = IterSetup::new(
         IterConfig::default(),
@@ -78,6 +80,7 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
         DType::Float32 => map_real::<f32>(o, x, exponent)?,
         DType::Float64 => map_real::<f64>(o, x, exponent)?,
         DType::Bool => return Err(not_implemented("pow", DType::Bool)),
+        other => return Err(Error::unsupported_dtype("pow", other)),
     }
     iter.into_result()
 }
@@ -101,7 +104,7 @@ pub fn pow_number_tensor(base: Scalar, exponent: &Tensor, out: Option<&Tensor>) 
             let dtype = result_type(&[
                 Participant::number(base),
                 Participant::tensor(exponent.dtype(), exponent.ndim()),
-            ]);
+            ])?;
             // torch's meta function gives the output no strides: `empty`, row-major.
             alloc::empty_in_format(shape, &strides, dtype)?
         }
@@ -109,6 +112,7 @@ pub fn pow_number_tensor(base: Scalar, exponent: &Tensor, out: Option<&Tensor>) 
     let base_is_one = match base {
         Scalar::Int(i) => i == 1,
         Scalar::Float(f) => f == 1.0,
+        Scalar::Complex(re, im) => re == 1.0 && im == 0.0,
         Scalar::Bool(_) => false,
     };
     if base_is_one {

@@ -203,6 +203,7 @@ fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
         },
         DType::Float32 => run_real::<f32>(op, out, x),
         DType::Float64 => run_real::<f64>(op, out, x),
+        other => Err(Error::unsupported_dtype(op.name(), other)),
     }
 }
 

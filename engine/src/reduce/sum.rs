@@ -2,8 +2,9 @@
 //! before summing; `mean` only takes floating dtypes.
 
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use crate::element::dispatch_legacy;
 use crate::shape::signed_sizes;
-use crate::{alloc, dispatch_dtype, DType, Element, Error, Result, Tensor};
+use crate::{alloc, DType, Element, Error, Result, Tensor};
 
 /// How a sum accumulates in the dtype of its result: floats in `f64` (rounded once at the
 /// end), `int64` with two's-complement wrap-around, `bool` as a logical or.
@@ -89,12 +90,13 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
     // torch allocates the result (`empty`) before reducing; the engine checks the same.
     alloc::check_empty(&signed_sizes(&shape), out)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
-    dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
+    dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
         let values = plan.map_groups::<T, U>(x, |data, group| {
             U::finish(group.fold(U::ZERO, |acc, p| U::add(acc, data[p].cast::<U>())))
         })?;
         Tensor::from_vec(values, &shape)
-    }))
+    }, other => Err(Error::unsupported_dtype("sum", other))),
+        other => Err(Error::unsupported_dtype("sum", other)))
 }
 
 /// `torch.mean(x, dim, keepdim, dtype=dtype)`: the sum in the result dtype over the count.
@@ -128,11 +130,12 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
     alloc::check_empty(&signed_sizes(&shape), out)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
     let count = plan.group_len() as f64;
-    dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
+    dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
         let values = plan.map_groups::<T, U>(x, |data, group| {
             let total = group.fold(0.0f64, |acc, p| acc + data[p].cast::<U>().cast::<f64>());
             U::from_f64(total / count)
         })?;
         Tensor::from_vec(values, &shape)
-    }))
+    }, other => Err(Error::unsupported_dtype("mean", other))),
+        other => Err(Error::unsupported_dtype("mean", other)))
 }

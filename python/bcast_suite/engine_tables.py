@@ -1,0 +1,161 @@
+"""Tables of torch 2.13.0's CPU behaviour that the engine's own tests read
+(engine/tests/data/*.json): one function per table; `python -m bcast_suite.engine_tables`
+regenerates them all.
+
+Tensors are written as {"dtype", "shape", "hex"}: the little-endian bytes of a contiguous
+tensor (`t.contiguous().view(torch.uint8)`), so every value, NaN payloads and -0.0 included,
+travels exactly.
+"""
+
+import json
+import math
+import os
+import sys
+
+import torch
+
+DTYPES = [
+    "bool", "uint8", "int8", "int16", "int32", "int64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+]
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "engine", "tests", "data")
+
+
+def dt(name):
+    return getattr(torch, name)
+
+
+def enc(t):
+    """A tensor as {"dtype", "shape", "hex"}."""
+    t = t.detach().contiguous()
+    raw = t.reshape(-1).view(torch.uint8) if t.numel() else torch.empty(0, dtype=torch.uint8)
+    return {"dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape),
+            "hex": bytes(raw.tolist()).hex()}
+
+
+INT_RANGES = {
+    "uint8": (0, 255), "int8": (-128, 127), "int16": (-32768, 32767),
+    "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
+}
+INT_EDGES = [0, 1, -1, 2, 7, -7, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769,
+             65504, 65519, 65520, 65535, 2049, 2**24 + 1, 2**25 + 2**17 + 1, 2**31 - 1, -2**31,
+             2**31, 2**53 + 1, 2**62 + 2**38 + 1, 2**63 - 1, -2**63]
+FLOAT_EDGES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.5, 2.5, 3.5, 0.1, 1 / 3, 127.5, 255.9, 256.0,
+               -128.7, -129.0, 300.0, -300.0, 65504.0, 65519.99, 65520.0, 70000.0, 1e10, -1e10,
+               3e9, -3e9, 2.0**31, -2.0**31, 2.0**63, -2.0**63, 1e20, 1e30, 3.5e38, -3.5e38, 1e300,
+               1e-8, -1e-8, 1e-40, 5.96e-8, 2.98e-8, 1e-300,
+               1 + 2**-11 + 2**-40, 1 + 2**-8 + 2**-40, 1 + 2**-24 + 2**-60,
+               float("nan"), float("inf"), float("-inf")]
+
+
+def edge_tensor(name):
+    """The edge values of one dtype, as a tensor of it."""
+    if name == "bool":
+        return torch.tensor([False, True])
+    if name in INT_RANGES:
+        lo, hi = INT_RANGES[name]
+        return torch.tensor([v for v in INT_EDGES if lo <= v <= hi], dtype=dt(name))
+    if name.startswith("complex"):
+        reals = FLOAT_EDGES
+        imags = [0.0, -0.0, 1.0, -2.5, float("nan"), float("inf"), 1e-40, 1e300]
+        vals = [complex(r, imags[i % len(imags)]) for i, r in enumerate(reals)]
+        vals += [complex(0.0, v) for v in [1.0, float("nan"), -0.0]]
+        return torch.tensor(vals, dtype=torch.complex128).to(dt(name))
+    return torch.tensor(FLOAT_EDGES, dtype=torch.float64).to(dt(name))
+
+
+def cast_table():
+    """`src.to(dst)` for every pair of dtypes on edge values of `src`: the result of a long
+    tensor (torch's vectorised loops), and, where it differs, of each element alone."""
+    rows = []
+    for s in DTYPES:
+        x = edge_tensor(s)
+        for d in DTYPES:
+            # 9 copies: long enough for every vectorised loop, with a scalar tail.
+            long = x.repeat(9).to(dt(d))[: x.numel()]
+            alone = torch.cat([x[i:i + 1].to(dt(d)) for i in range(x.numel())])
+            row = {"src": s, "dst": d, "input": enc(x), "output": enc(long)}
+            if enc(alone)["hex"] != row["output"]["hex"]:
+                row["output_alone"] = enc(alone)
+            rows.append(row)
+    return {"torch": torch.__version__, "rows": rows}
+
+
+def num_json(v):
+    """A Python number as the Rust tests read it."""
+    if isinstance(v, bool):
+        return {"bool": v}
+    if isinstance(v, int):
+        return {"int": v}
+    if isinstance(v, float):
+        return {"float": repr(v)}
+    return {"complex": [repr(v.real), repr(v.imag)]}
+
+
+def operand_json(o):
+    if isinstance(o, torch.Tensor):
+        return {"dtype": str(o.dtype).removeprefix("torch."), "ndim": o.dim()}
+    return {"number": num_json(o)}
+
+
+def promotion_operands():
+    """Dimensioned tensors, 0-d tensors and Python numbers of every kind."""
+    ops = [torch.ones(2, dtype=dt(d)) for d in DTYPES]
+    ops += [torch.tensor(1, dtype=dt(d)) for d in DTYPES]
+    ops += [True, 2, -1, 2.5, 1j]
+    return ops
+
+
+def result_type_table():
+    """`torch.result_type(a, b)` for every pair of operands (dimensioned, 0-d, number; not two
+    numbers), and three operands through `torch.addcmul`'s promotion on a seeded sample of
+    tensor triples."""
+    import random
+    rows = []
+    ops = promotion_operands()
+    for a in ops:
+        for b in ops:
+            if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+                continue
+            r = torch.result_type(a, b)
+            rows.append({"operands": [operand_json(a), operand_json(b)],
+                         "result": str(r).removeprefix("torch.")})
+    tensors = [o for o in ops if isinstance(o, torch.Tensor)]
+    rng = random.Random(7)
+    triples = 0
+    while triples < 600:
+        t = [rng.choice(tensors) for _ in range(3)]
+        try:
+            r = torch.addcmul(*t).dtype
+        except (RuntimeError, TypeError):
+            continue
+        triples += 1
+        rows.append({"operands": [operand_json(x) for x in t],
+                     "result": str(r).removeprefix("torch.")})
+    # promote_types and can_cast on every pair of dtypes.
+    for a in DTYPES:
+        for b in DTYPES:
+            rows.append({"promote_types": [a, b],
+                         "result": str(torch.promote_types(dt(a), dt(b))).removeprefix("torch."),
+                         "can_cast": torch.can_cast(dt(a), dt(b))})
+    return {"torch": torch.__version__, "rows": rows}
+
+
+TABLES = {"casts": cast_table, "result_type": result_type_table}
+
+
+def main(names):
+    import warnings
+    warnings.simplefilter("ignore")
+    os.makedirs(DATA, exist_ok=True)
+    for name in names or TABLES:
+        table = TABLES[name]()
+        path = os.path.join(DATA, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump(table, f, separators=(",", ":"))
+            f.write("\n")
+        print(f"{path}: {len(table['rows'])} rows")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
