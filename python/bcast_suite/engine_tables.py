@@ -141,7 +141,111 @@ def result_type_table():
     return {"torch": torch.__version__, "rows": rows}
 
 
-TABLES = {"casts": cast_table, "result_type": result_type_table}
+OP_VALUES = {
+    "bool": [False, True, True, False, True, False, True, True],
+    "uint8": [0, 1, 2, 5, 7, 100, 200, 255],
+    "int8": [0, 1, -1, 5, -7, 100, 127, -128],
+    "int16": [0, 1, -1, 5, -7, 300, 32767, -32768],
+    "int32": [0, 1, -1, 5, -7, 70000, 2**31 - 1, -2**31],
+    "int64": [0, 1, -1, 5, -7, 70000, 2**63 - 1, -2**63],
+}
+FLOAT_OP_VALUES = [0.0, -0.0, 1.5, -2.25, 3.0, 0.1, 60000.0, -7.0]
+COMPLEX_OP_VALUES = [0j, complex(-0.0, 1.0), 1.5 - 2j, -2.25 + 0.5j, 3.0 + 0j, 0.1 + 0.2j,
+                     complex(60000.0, -1.0), -7 - 7j]
+
+
+def op_values(name, second=False):
+    """Eight values of a dtype; the second operand's are reordered, with no zero in front."""
+    if name in OP_VALUES:
+        v = OP_VALUES[name]
+    elif name.startswith("complex"):
+        v = COMPLEX_OP_VALUES
+    else:
+        v = FLOAT_OP_VALUES
+    t = torch.tensor(v, dtype=torch.complex128 if name.startswith("complex") else None).to(dt(name))
+    if second:
+        t = t.flip(0)[:4]
+    return t
+
+
+def outcome(f):
+    """The result of `f()` as a tensor, or torch's error."""
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 - every error class is recorded
+        return {"error": type(e).__name__, "message": str(e)}
+    return {"tensor": enc(r)}
+
+
+def operand(x):
+    return {"tensor": enc(x)} if isinstance(x, torch.Tensor) else {"number": num_json(x)}
+
+
+BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder"]
+COMPARE = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+         "sign", "reciprocal", "logical_not"]
+
+
+def elementwise_table():
+    """Element-wise ops over the twelve dtypes on small inputs: each binary and comparison op on
+    every dtype with itself ((2, 4) with (4,)), with Python numbers, on a sample of mixed pairs;
+    each unary op on every dtype; in place and `out=`; `where`."""
+    import random
+    rng = random.Random(11)
+    rows = []
+
+    def row(op, args, f, **extra):
+        rows.append({"op": op, "args": [operand(a) for a in args], **extra, "outcome": outcome(f)})
+
+    for d in DTYPES:
+        a, b = op_values(d).reshape(2, 4), op_values(d, second=True)
+        for op in BINARY + COMPARE:
+            row(op, [a, b], lambda: getattr(torch, op)(a, b))
+        for op in UNARY:
+            row(op, [a], lambda: getattr(torch, op)(a))
+        for n in [True, 2, -1, 3.5, 1 - 2j]:
+            for op in ["add", "sub", "mul", "div", "pow", "remainder", "eq", "lt"]:
+                row(op, [a, n], lambda: getattr(torch, op)(a, n))
+        for n in [2, 0.5]:
+            for op in ["add", "sub"]:
+                row(op, [a, b], lambda: getattr(torch, op)(a, b, alpha=n), alpha=num_json(n))
+        row("pow", [2, a], lambda: torch.pow(2, a))
+        zero = torch.zeros(4, dtype=dt(d))
+        row("remainder", [a, zero], lambda: torch.remainder(a, zero))
+        row("div", [a, zero], lambda: torch.div(a, zero))
+        # In place, and into an output of every dtype.
+        for op in ["add", "mul", "div", "maximum"]:
+            for o in DTYPES:
+                x = a.to(dt(o))
+                row(op, [x, b], lambda: getattr(x.clone(), op + "_")(b) if op != "maximum"
+                    else torch.maximum(x, b, out=x.clone()), inplace=op != "maximum",
+                    out_of=0 if op == "maximum" else None)
+        for o in DTYPES:
+            out = torch.empty(0, dtype=dt(o))
+            row("add", [a, b], lambda: torch.add(a, b, out=out), out=o)
+            row("eq", [a, b], lambda: torch.eq(a, b, out=out), out=o)
+            row("neg", [a], lambda: torch.neg(a, out=out), out=o)
+            row("sqrt", [a], lambda: torch.sqrt(a, out=out), out=o)
+    for _ in range(150):
+        d1, d2 = rng.choice(DTYPES), rng.choice(DTYPES)
+        a, b = op_values(d1).reshape(2, 4), op_values(d2, second=True)
+        if rng.random() < 0.3:
+            b = b[0].clone()  # a 0-d tensor
+        op = rng.choice(BINARY + COMPARE)
+        row(op, [a, b], lambda: getattr(torch, op)(a, b))
+    for _ in range(60):
+        d1, d2 = rng.choice(DTYPES), rng.choice(DTYPES)
+        c = torch.tensor([True, False, True, False])
+        a, b = op_values(d1).reshape(2, 4), op_values(d2, second=True)
+        row("where", [c, a, b], lambda: torch.where(c, a, b))
+    for r in rows:
+        if r.get("out_of") is None:
+            r.pop("out_of", None)
+    return {"torch": torch.__version__, "rows": rows}
+
+
+TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table}
 
 
 def main(names):

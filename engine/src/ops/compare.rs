@@ -12,6 +12,7 @@
 //! ```
 
 use super::Operand;
+use crate::complex::Complex;
 use crate::iter::{IterConfig, IterSetup};
 use crate::loops::map_binary;
 use crate::{DType, Element, Result, Tensor};
@@ -132,8 +133,35 @@ pub fn compare(
         iter.inputs()[1].as_tensor(),
     );
     crate::element::dispatch_real!(common, T => map_binary(o, x, y, move |p: T, q: T| op.apply(p, q)),
-        other => Err(crate::Error::unsupported_dtype(op.name(), other)))?;
+    complex => match complex {
+        DType::Complex64 => compare_complex::<f32>(op, o, x, y),
+        _ => compare_complex::<f64>(op, o, x, y),
+    })?;
     iter.into_result()
+}
+
+/// Complex numbers have `==`, `!=` and the logical ops, no order.
+fn compare_complex<T: crate::ops::real::Real>(
+    op: CompareOp,
+    o: &Tensor,
+    x: &Tensor,
+    y: &Tensor,
+) -> Result<()>
+where
+    Complex<T>: Element,
+{
+    match op {
+        CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge => Err(
+            super::not_implemented(&format!("{}_cpu", op.name()), Complex::<T>::DTYPE),
+        ),
+        _ => map_binary(o, x, y, move |p: Complex<T>, q: Complex<T>| match op {
+            CompareOp::Eq => p == q,
+            CompareOp::Ne => p != q,
+            CompareOp::LogicalAnd => p.cast::<bool>() && q.cast::<bool>(),
+            CompareOp::LogicalOr => p.cast::<bool>() || q.cast::<bool>(),
+            _ => p.cast::<bool>() != q.cast::<bool>(),
+        }),
+    }
 }
 
 /// `a.NAME_(b)`: the result written into `a`, in `a`'s dtype.

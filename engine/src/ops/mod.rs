@@ -12,6 +12,7 @@
 
 mod binary;
 mod compare;
+mod complex_math;
 mod copy;
 pub mod integer;
 mod operand;

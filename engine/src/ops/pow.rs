@@ -4,13 +4,16 @@
 
 use super::binary::binary_inputs;
 use super::integer;
+use super::integer::Int;
 use super::real::{self, Real};
 use super::{not_implemented, BinaryOp};
+use crate::complex::Complex;
+use crate::half::{BFloat16, Half};
 use crate::iter::{IterConfig, IterInput, IterSetup};
 use crate::layout::contiguous_strides;
 use crate::loops::map_unary;
 use crate::result_type::{is_integral_or_bool, result_type, Participant};
-use crate::{alloc, loops, resize, DType, Error, Result, Scalar, Tensor};
+use crate::{alloc, loops, resize, DType, Element, Error, Result, Scalar, Tensor};
 
 fn is_zero(s: Scalar) -> bool {
     match s {
@@ -73,16 +76,39 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
     }
     let (o, x) = (iter.output(), iter.inputs()[0].as_tensor());
     match common {
-        DType::Int64 => {
-            let e = exponent.to_i64();
-            map_unary(o, x, move |v: i64| integer::powi(v, e))?
-        }
+        DType::UInt8 => map_int::<u8>(o, x, exponent)?,
+        DType::Int8 => map_int::<i8>(o, x, exponent)?,
+        DType::Int16 => map_int::<i16>(o, x, exponent)?,
+        DType::Int32 => map_int::<i32>(o, x, exponent)?,
+        DType::Int64 => map_int::<i64>(o, x, exponent)?,
+        DType::Float16 => map_reduced::<Half>(o, x, exponent)?,
+        DType::BFloat16 => map_reduced::<BFloat16>(o, x, exponent)?,
         DType::Float32 => map_real::<f32>(o, x, exponent)?,
         DType::Float64 => map_real::<f64>(o, x, exponent)?,
+        DType::Complex64 => map_complex::<f32>(o, x, exponent)?,
+        DType::Complex128 => map_complex::<f64>(o, x, exponent)?,
         DType::Bool => return Err(not_implemented("pow", DType::Bool)),
-        other => return Err(Error::unsupported_dtype("pow", other)),
     }
     iter.into_result()
+}
+
+fn map_int<T: Int>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
+    let e = T::from_scalar(exponent);
+    map_unary(o, x, move |v: T| integer::powi(v, e))
+}
+
+/// `float16` and `bfloat16`: in `float32`, rounded once.
+fn map_reduced<T: Element>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
+    let f = real::pow_by_number::<f32>(exponent.to_f64());
+    map_unary(o, x, move |v: T| T::from_f32(f(v.cast::<f32>())))
+}
+
+fn map_complex<T: Real>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()>
+where
+    Complex<T>: Element,
+{
+    let e = Complex::<T>::from_scalar(exponent);
+    map_unary(o, x, move |v: Complex<T>| super::complex_math::pow(v, e))
 }
 
 fn map_real<T: Real>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
