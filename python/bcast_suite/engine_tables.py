@@ -211,6 +211,15 @@ def elementwise_table():
             for op in ["add", "sub"]:
                 row(op, [a, b], lambda: getattr(torch, op)(a, b, alpha=n), alpha=num_json(n))
         row("pow", [2, a], lambda: torch.pow(2, a))
+        # Numbers the dtype cannot hold exactly (torch's kernels may keep them wider).
+        for n in [0.1, 1e-5, 70000.0, 300]:
+            for op in ["add", "mul", "div", "sub", "maximum"]:
+                if op == "maximum":
+                    t = torch.tensor(n)
+                    row(op, [a, t], lambda: torch.maximum(a, t))
+                else:
+                    row(op, [a, n], lambda: getattr(torch, op)(a, n))
+        row("add", [a, b], lambda: torch.add(a, b, alpha=0.1), alpha=num_json(0.1))
         zero = torch.zeros(4, dtype=dt(d))
         row("remainder", [a, zero], lambda: torch.remainder(a, zero))
         row("div", [a, zero], lambda: torch.div(a, zero))

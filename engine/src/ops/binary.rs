@@ -174,6 +174,12 @@ pub(crate) fn binary_inputs(
             op.name()
         )));
     }
+    // torch's `mul` and `div` kernels on float16/bfloat16 read a divisor or factor that is one
+    // element (a number, a 0-d or broadcast one-element tensor) in float32 from its original
+    // dtype, without rounding it to the computation dtype.
+    let wide_scalar = (b.as_tensor().numel() == 1)
+        .then(|| b.as_tensor().get_flat(0))
+        .flatten();
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a, b])?;
     let mut common = setup.result_type()?;
     if op == BinaryOp::Div && is_integral_or_bool(common) {
@@ -186,7 +192,12 @@ pub(crate) fn binary_inputs(
     if let BinaryOp::Add(alpha) | BinaryOp::Sub(alpha) = op {
         alpha_check(common, alpha)?;
     }
-    run(op, &iter, common)?;
+    match wide_scalar {
+        Some(s) if common.is_reduced_float() && matches!(op, BinaryOp::Mul | BinaryOp::Div) => {
+            run_reduced_by_scalar(op, &iter, common, f32::from_scalar(s))?
+        }
+        _ => run(op, &iter, common)?,
+    }
     iter.into_result()
 }
 
@@ -292,7 +303,30 @@ fn real_op<T: Real>(op: BinaryOp, al: T, x: T, y: T) -> T {
     }
 }
 
-/// `float16` and `bfloat16`: computed in `float32` (alpha too), rounded once.
+/// `mul` or `div` of `float16`/`bfloat16` by one element `s`, kept in `float32`.
+fn run_reduced_by_scalar(op: BinaryOp, iter: &Iter, dtype: DType, s: f32) -> Result<()> {
+    let out = iter.output();
+    let (a, b) = (iter.inputs()[0].as_tensor(), iter.inputs()[1].as_tensor());
+    fn go<T: Element>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, s: f32) -> Result<()> {
+        if op == BinaryOp::Mul {
+            map_binary(out, a, b, move |x: T, _: T| {
+                T::from_f32(x.cast::<f32>() * s)
+            })
+        } else {
+            map_binary(out, a, b, move |x: T, _: T| {
+                T::from_f32(x.cast::<f32>() / s)
+            })
+        }
+    }
+    if dtype == DType::Float16 {
+        go::<Half>(op, out, a, b, s)
+    } else {
+        go::<BFloat16>(op, out, a, b, s)
+    }
+}
+
+/// `float16` and `bfloat16`: computed in `float32`, rounded once; `alpha` rounded to the
+/// dtype first.
 fn run_reduced<T: Element>(
     op: BinaryOp,
     out: &Tensor,
@@ -300,7 +334,7 @@ fn run_reduced<T: Element>(
     b: &Tensor,
     alpha: Scalar,
 ) -> Result<()> {
-    let al = f32::from_scalar(alpha);
+    let al = T::from_scalar(alpha).cast::<f32>();
     map_binary(out, a, b, move |x: T, y: T| {
         T::from_f32(real_op::<f32>(op, al, x.cast::<f32>(), y.cast::<f32>()))
     })
