@@ -254,7 +254,34 @@ def elementwise_table():
     return {"torch": torch.__version__, "rows": rows}
 
 
-TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table}
+def reduce_table():
+    """Reductions over the twelve dtypes: `sum` (with and without `dtype=`), `mean`, `amax`,
+    `amin`, `var`, `std`, over every dim and over dim 1, on the ops table's values; long sums
+    of the half types (float32 accumulation)."""
+    rows = []
+
+    def row(op, x, f, **kw):
+        rows.append({"op": op, "args": [operand(x)], **kw, "outcome": outcome(f)})
+
+    for d in DTYPES:
+        x = op_values(d).reshape(2, 4)
+        for dims in [[], [1]]:
+            for op in ["sum", "mean", "amax", "amin", "var", "std"]:
+                row(op, x, lambda: getattr(torch, op)(x, dim=dims or None), dims=dims)
+            for o in ["int64", "float64", "complex64", "float16"]:
+                row("sum", x, lambda: torch.sum(x, dim=dims or None, dtype=dt(o)), dims=dims,
+                    dtype=o)
+            row("mean", x, lambda: torch.mean(x, dim=dims or None, dtype=torch.float64),
+                dims=dims, dtype="float64")
+    for d in ["float16", "bfloat16"]:
+        x = torch.ones(5000, dtype=dt(d))
+        row("sum", x, lambda: torch.sum(x), dims=[])
+        row("mean", x, lambda: torch.mean(x), dims=[])
+    return {"torch": torch.__version__, "rows": rows}
+
+
+TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table,
+          "reduce": reduce_table}
 
 
 def main(names):

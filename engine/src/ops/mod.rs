@@ -31,6 +31,11 @@ pub use where_op::r#where;
 
 use crate::{DType, Error};
 
+/// [`not_implemented`] for the other modules of the crate.
+pub(crate) fn not_implemented_error(kernel: &str, dtype: DType) -> Error {
+    not_implemented(kernel, dtype)
+}
+
 /// torch's error for a kernel without an implementation for a dtype:
 /// `"abs_cpu" not implemented for 'Bool'`.
 pub(crate) fn not_implemented(kernel: &str, dtype: DType) -> Error {

@@ -106,5 +106,33 @@ fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
             group.fold(first, |acc, p| T::pick(acc, data[p], max))
         })?;
         Tensor::from_vec(values, &shape)
-    }, other => Err(Error::unsupported_dtype(name, other)))
+    }, other => extremum_generic(x, &plan, &shape, other, max))
+}
+
+/// `amax`/`amin` of the other real dtypes, compared as `f64` (exact for them), NaN winning;
+/// complex numbers have no order.
+fn extremum_generic(
+    x: &Tensor,
+    plan: &ReducePlan,
+    shape: &[usize],
+    dtype: crate::DType,
+    max: bool,
+) -> Result<Tensor> {
+    crate::element::dispatch_real!(dtype, T => {
+        let values = plan.map_groups::<T, T>(x, |data, mut group| {
+            let first = group.next().map_or(T::default(), |p| data[p]);
+            group.fold(first, |acc, p| {
+                let (a, v) = (acc.cast::<f64>(), data[p].cast::<f64>());
+                if a.is_nan() || (!v.is_nan() && if max { a >= v } else { a <= v }) {
+                    acc
+                } else {
+                    data[p]
+                }
+            })
+        })?;
+        Tensor::from_vec(values, shape)
+    }, complex => Err(crate::ops::not_implemented_error(
+        if max { "max_values_cpu" } else { "min_values_cpu" },
+        complex,
+    )))
 }
