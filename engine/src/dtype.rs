@@ -1,4 +1,4 @@
-//! The four dtypes and torch's promotion and casting rules among them.
+//! The twelve dtypes and torch's promotion and casting rules among them.
 //!
 //! ```
 //! use bcast_engine::DType;
@@ -9,41 +9,81 @@
 
 use std::fmt;
 
-/// An element type. The order is torch's promotion lattice for these four types.
+/// An element type: the twelve dtypes torch broadcasts, in torch's `ScalarType` order within
+/// each category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `torch.bool`, as Rust `bool`.
     Bool,
+    /// `torch.uint8`, as Rust `u8`.
+    UInt8,
+    /// `torch.int8`, as Rust `i8`.
+    Int8,
+    /// `torch.int16`, as Rust `i16`.
+    Int16,
+    /// `torch.int32`, as Rust `i32`.
+    Int32,
     /// `torch.int64`, as Rust `i64`.
     Int64,
+    /// `torch.float16`, as [`Half`](crate::half::Half).
+    Float16,
+    /// `torch.bfloat16`, as [`BFloat16`](crate::half::BFloat16).
+    BFloat16,
     /// `torch.float32`, as Rust `f32`.
     Float32,
     /// `torch.float64`, as Rust `f64`.
     Float64,
+    /// `torch.complex64`, as [`Complex<f32>`](crate::complex::Complex).
+    Complex64,
+    /// `torch.complex128`, as [`Complex<f64>`](crate::complex::Complex).
+    Complex128,
 }
 
-/// Which of torch's type categories a dtype belongs to.
+/// Which of torch's type categories a dtype belongs to, in promotion order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Category {
     /// `bool`.
     Bool,
-    /// The integer dtypes (`int64`).
+    /// The integer dtypes (`uint8`, `int8`, `int16`, `int32`, `int64`).
     Integral,
-    /// The floating-point dtypes (`float32`, `float64`).
+    /// The real floating-point dtypes (`float16`, `bfloat16`, `float32`, `float64`).
     Floating,
+    /// The complex dtypes (`complex64`, `complex128`).
+    Complex,
 }
 
 impl DType {
-    /// Every dtype, in promotion order.
-    pub const ALL: [DType; 4] = [DType::Bool, DType::Int64, DType::Float32, DType::Float64];
+    /// Every dtype, in declaration order.
+    pub const ALL: [DType; 12] = [
+        DType::Bool,
+        DType::UInt8,
+        DType::Int8,
+        DType::Int16,
+        DType::Int32,
+        DType::Int64,
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float32,
+        DType::Float64,
+        DType::Complex64,
+        DType::Complex128,
+    ];
 
     /// The name used in fixtures and in Python, e.g. `"float32"` for `torch.float32`.
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::UInt8 => "uint8",
+            DType::Int8 => "int8",
+            DType::Int16 => "int16",
+            DType::Int32 => "int32",
             DType::Int64 => "int64",
+            DType::Float16 => "float16",
+            DType::BFloat16 => "bfloat16",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
+            DType::Complex64 => "complex64",
+            DType::Complex128 => "complex128",
         }
     }
 
@@ -56,29 +96,47 @@ impl DType {
     pub fn scalar_type_name(self) -> &'static str {
         match self {
             DType::Bool => "Bool",
+            DType::UInt8 => "Byte",
+            DType::Int8 => "Char",
+            DType::Int16 => "Short",
+            DType::Int32 => "Int",
             DType::Int64 => "Long",
+            DType::Float16 => "Half",
+            DType::BFloat16 => "BFloat16",
             DType::Float32 => "Float",
             DType::Float64 => "Double",
+            DType::Complex64 => "ComplexFloat",
+            DType::Complex128 => "ComplexDouble",
         }
     }
 
     /// The type name torch prints for a tensor in messages such as `expand`'s: the legacy
-    /// `torch.FloatTensor` names, except bool, which has none there (`CPUBoolType`).
+    /// `torch.FloatTensor` names, and `CPU…Type` for the dtypes that have none there.
     pub fn tensor_type_name(self) -> &'static str {
         match self {
             DType::Bool => "CPUBoolType",
+            DType::UInt8 => "torch.ByteTensor",
+            DType::Int8 => "torch.CharTensor",
+            DType::Int16 => "torch.ShortTensor",
+            DType::Int32 => "torch.IntTensor",
             DType::Int64 => "torch.LongTensor",
+            DType::Float16 => "torch.HalfTensor",
+            DType::BFloat16 => "CPUBFloat16Type",
             DType::Float32 => "torch.FloatTensor",
             DType::Float64 => "torch.DoubleTensor",
+            DType::Complex64 => "CPUComplexFloatType",
+            DType::Complex128 => "CPUComplexDoubleType",
         }
     }
 
     /// Bytes per element.
     pub fn itemsize(self) -> usize {
         match self {
-            DType::Bool => 1,
-            DType::Float32 => 4,
-            DType::Int64 | DType::Float64 => 8,
+            DType::Bool | DType::UInt8 | DType::Int8 => 1,
+            DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
+            DType::Int32 | DType::Float32 => 4,
+            DType::Int64 | DType::Float64 | DType::Complex64 => 8,
+            DType::Complex128 => 16,
         }
     }
 
@@ -86,19 +144,86 @@ impl DType {
     pub fn category(self) -> Category {
         match self {
             DType::Bool => Category::Bool,
-            DType::Int64 => Category::Integral,
-            DType::Float32 | DType::Float64 => Category::Floating,
+            DType::UInt8 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => {
+                Category::Integral
+            }
+            DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64 => {
+                Category::Floating
+            }
+            DType::Complex64 | DType::Complex128 => Category::Complex,
         }
     }
 
-    /// Whether this is a floating-point dtype.
+    /// Whether this is a real floating-point dtype (`torch.is_floating_point`).
     pub fn is_floating(self) -> bool {
         self.category() == Category::Floating
     }
 
+    /// Whether this is a complex dtype (`torch.is_complex`).
+    pub fn is_complex(self) -> bool {
+        self.category() == Category::Complex
+    }
+
+    /// Whether this is an integer dtype (bool excluded).
+    pub fn is_integral(self) -> bool {
+        self.category() == Category::Integral
+    }
+
+    /// `float16` or `bfloat16`, which torch's kernels compute in `float32`.
+    pub fn is_reduced_float(self) -> bool {
+        matches!(self, DType::Float16 | DType::BFloat16)
+    }
+
+    /// The real dtype of a complex one (`complex64` → `float32`); itself otherwise.
+    pub fn to_real(self) -> DType {
+        match self {
+            DType::Complex64 => DType::Float32,
+            DType::Complex128 => DType::Float64,
+            d => d,
+        }
+    }
+
+    /// The complex dtype of a floating one (`float64` → `complex128`, else `complex64`), as
+    /// torch's `toComplexType` for the dtypes the engine has; itself for a complex dtype.
+    pub fn to_complex(self) -> DType {
+        match self {
+            DType::Float64 | DType::Complex128 => DType::Complex128,
+            _ => DType::Complex64,
+        }
+    }
+
     /// `torch.promote_types(self, other)`.
     pub fn promote(self, other: DType) -> DType {
-        self.max(other)
+        use DType::*;
+        if self == other {
+            return self;
+        }
+        let (lo, hi) = if self < other {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        match (lo.category(), hi.category()) {
+            (Category::Bool, _) => hi,
+            // uint8 with a signed int: the smallest signed int that holds both.
+            (Category::Integral, Category::Integral) => match (lo, hi) {
+                (UInt8, Int8) => Int16,
+                _ => hi,
+            },
+            (Category::Integral, _) => hi,
+            (Category::Floating, Category::Floating) => match (lo, hi) {
+                (Float16, BFloat16) => Float32,
+                _ => hi,
+            },
+            (Category::Floating, _) => {
+                if lo == Float64 {
+                    Complex128
+                } else {
+                    hi
+                }
+            }
+            (Category::Complex, _) => hi,
+        }
     }
 
     /// `torch.can_cast(self, to)`: no cast to a lower category.

@@ -135,6 +135,15 @@ impl Error {
         .into_refusal()
     }
 
+    /// An op the engine does not implement yet for a dtype torch supports (a refusal: no
+    /// fixture can pin this message).
+    pub fn unsupported_dtype(what: &str, dtype: crate::DType) -> Error {
+        Error::limit(format!(
+            "{what} is not implemented for {} yet",
+            dtype.name()
+        ))
+    }
+
     /// Where torch's behaviour is undefined (it reads out of bounds), the engine refuses with
     /// its own message rather than guess; no fixture can pin it.
     pub fn undefined_in_torch(kind: ErrorKind, message: impl Into<String>) -> Error {

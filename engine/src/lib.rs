@@ -23,10 +23,12 @@
 #![warn(missing_docs)]
 
 pub mod alloc;
+pub mod complex;
 pub mod config;
 pub mod dtype;
 pub mod element;
 pub mod error;
+pub mod half;
 pub mod index_map;
 pub mod iter;
 pub mod layout;

@@ -9,7 +9,7 @@
 use crate::DType;
 use std::fmt;
 
-/// A Python `bool`, `int` or `float`; also any element value of a tensor.
+/// A Python `bool`, `int`, `float` or `complex`; also any element value of a tensor.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
     /// A Python `bool`.
@@ -18,25 +18,28 @@ pub enum Scalar {
     Int(i64),
     /// A Python `float` (a double).
     Float(f64),
+    /// A Python `complex` (two doubles: real, imaginary).
+    Complex(f64, f64),
 }
 
 impl Scalar {
     /// The dtype torch gives this number when it wraps it as a tensor operand:
-    /// `bool`, `int64`, or the default float dtype `float32`.
+    /// `bool`, `int64`, the default float dtype `float32`, or its complex `complex64`.
     pub fn wrapped_dtype(self) -> DType {
         match self {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::Int64,
             Scalar::Float(_) => DType::Float32,
+            Scalar::Complex(..) => DType::Complex64,
         }
     }
 
-    /// The value as `f64` (`true` is 1).
+    /// The value as `f64` (`true` is 1; a complex number's real part).
     pub fn to_f64(self) -> f64 {
         match self {
             Scalar::Bool(b) => b as u8 as f64,
             Scalar::Int(i) => i as f64,
-            Scalar::Float(f) => f,
+            Scalar::Float(f) | Scalar::Complex(f, _) => f,
         }
     }
 
@@ -45,7 +48,7 @@ impl Scalar {
         match self {
             Scalar::Bool(b) => b as i64,
             Scalar::Int(i) => i,
-            Scalar::Float(f) => f as i64,
+            Scalar::Float(f) | Scalar::Complex(f, _) => f as i64,
         }
     }
 
@@ -55,12 +58,26 @@ impl Scalar {
             Scalar::Bool(b) => b,
             Scalar::Int(i) => i != 0,
             Scalar::Float(f) => f != 0.0,
+            Scalar::Complex(re, im) => re != 0.0 || im != 0.0,
         }
     }
 
     /// Whether this is a Python float.
     pub fn is_float(self) -> bool {
         matches!(self, Scalar::Float(_))
+    }
+
+    /// Whether this is a Python complex.
+    pub fn is_complex(self) -> bool {
+        matches!(self, Scalar::Complex(..))
+    }
+
+    /// The imaginary part (0 unless complex).
+    pub fn imag(self) -> f64 {
+        match self {
+            Scalar::Complex(_, im) => im,
+            _ => 0.0,
+        }
     }
 
     /// Whether this is a Python bool.
@@ -75,7 +92,45 @@ impl fmt::Display for Scalar {
             Scalar::Bool(b) => write!(f, "{}", if *b { "True" } else { "False" }),
             Scalar::Int(i) => write!(f, "{i}"),
             Scalar::Float(x) => write!(f, "{x:?}"),
+            Scalar::Complex(re, im) => {
+                // Python's repr: `(1+2j)`, `-3j` for a zero real part.
+                let im_text = python_float(*im);
+                if *re == 0.0 && re.is_sign_positive() {
+                    write!(f, "{im_text}j")
+                } else {
+                    let sign = if im.is_sign_negative() || im.is_nan() && im_text.starts_with('-') {
+                        ""
+                    } else {
+                        "+"
+                    };
+                    write!(f, "({}{sign}{im_text}j)", python_float(*re))
+                }
+            }
         }
+    }
+}
+
+/// A float as Python prints it inside a complex repr (`1`, `2.5`, `inf`, `nan`).
+fn python_float(x: f64) -> String {
+    if x.is_nan() {
+        "nan".into()
+    } else if x.is_infinite() {
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else if x == x.trunc() && x.abs() < 1e16 {
+        format!("{}", x as i64).replace(
+            "0",
+            if x == 0.0 && x.is_sign_negative() {
+                "-0"
+            } else {
+                "0"
+            },
+        )
+    } else {
+        format!("{x:?}")
     }
 }
 

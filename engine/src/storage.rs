@@ -8,7 +8,9 @@
 //! assert_eq!(s.len(), 3);
 //! ```
 
+use crate::complex::Complex;
 use crate::config::allocation_limit;
+use crate::half::{BFloat16, Half};
 use crate::{dispatch_dtype, DType, Element, Error, Result, Scalar};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -23,12 +25,28 @@ pub use crate::config::{set_allocation_limit, DEFAULT_ALLOCATION_LIMIT};
 pub enum Buffer {
     /// `bool` elements.
     Bool(Vec<bool>),
+    /// `uint8` elements.
+    UInt8(Vec<u8>),
+    /// `int8` elements.
+    Int8(Vec<i8>),
+    /// `int16` elements.
+    Int16(Vec<i16>),
+    /// `int32` elements.
+    Int32(Vec<i32>),
     /// `int64` elements.
     Int64(Vec<i64>),
+    /// `float16` elements.
+    Float16(Vec<Half>),
+    /// `bfloat16` elements.
+    BFloat16(Vec<BFloat16>),
     /// `float32` elements.
     Float32(Vec<f32>),
     /// `float64` elements.
     Float64(Vec<f64>),
+    /// `complex64` elements.
+    Complex64(Vec<Complex<f32>>),
+    /// `complex128` elements.
+    Complex128(Vec<Complex<f64>>),
 }
 
 impl Buffer {
@@ -39,7 +57,7 @@ impl Buffer {
         // pages (no pass writing zeros), which the advice makes huge.
         Ok(dispatch_dtype!(dtype, T => {
             let v = vec![T::default(); len];
-            crate::memory::advise_huge_pages(v.as_ptr() as *const u8, len * std::mem::size_of::<T>());
+            crate::memory::advise_huge_pages(v.as_ptr().cast::<u8>(), len * std::mem::size_of::<T>());
             Buffer::from(v)
         }))
     }
@@ -53,9 +71,17 @@ impl Buffer {
     pub fn dtype(&self) -> DType {
         match self {
             Buffer::Bool(_) => DType::Bool,
+            Buffer::UInt8(_) => DType::UInt8,
+            Buffer::Int8(_) => DType::Int8,
+            Buffer::Int16(_) => DType::Int16,
+            Buffer::Int32(_) => DType::Int32,
             Buffer::Int64(_) => DType::Int64,
+            Buffer::Float16(_) => DType::Float16,
+            Buffer::BFloat16(_) => DType::BFloat16,
             Buffer::Float32(_) => DType::Float32,
             Buffer::Float64(_) => DType::Float64,
+            Buffer::Complex64(_) => DType::Complex64,
+            Buffer::Complex128(_) => DType::Complex128,
         }
     }
 
@@ -63,9 +89,17 @@ impl Buffer {
     pub fn len(&self) -> usize {
         match self {
             Buffer::Bool(v) => v.len(),
+            Buffer::UInt8(v) => v.len(),
+            Buffer::Int8(v) => v.len(),
+            Buffer::Int16(v) => v.len(),
+            Buffer::Int32(v) => v.len(),
             Buffer::Int64(v) => v.len(),
+            Buffer::Float16(v) => v.len(),
+            Buffer::BFloat16(v) => v.len(),
             Buffer::Float32(v) => v.len(),
             Buffer::Float64(v) => v.len(),
+            Buffer::Complex64(v) => v.len(),
+            Buffer::Complex128(v) => v.len(),
         }
     }
 
@@ -88,9 +122,17 @@ impl Buffer {
     pub fn get(&self, i: usize) -> Option<Scalar> {
         match self {
             Buffer::Bool(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::UInt8(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Int8(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Int16(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Int32(v) => v.get(i).map(|x| x.to_scalar()),
             Buffer::Int64(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Float16(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::BFloat16(v) => v.get(i).map(|x| x.to_scalar()),
             Buffer::Float32(v) => v.get(i).map(|x| x.to_scalar()),
             Buffer::Float64(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Complex64(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Complex128(v) => v.get(i).map(|x| x.to_scalar()),
         }
     }
 
@@ -98,9 +140,17 @@ impl Buffer {
     pub fn to_scalars(&self) -> Vec<Scalar> {
         match self {
             Buffer::Bool(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::UInt8(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Int8(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Int16(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Int32(v) => v.iter().map(|x| x.to_scalar()).collect(),
             Buffer::Int64(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Float16(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::BFloat16(v) => v.iter().map(|x| x.to_scalar()).collect(),
             Buffer::Float32(v) => v.iter().map(|x| x.to_scalar()).collect(),
             Buffer::Float64(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Complex64(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Complex128(v) => v.iter().map(|x| x.to_scalar()).collect(),
         }
     }
 
@@ -108,21 +158,63 @@ impl Buffer {
     /// is neither dropped nor resized.
     pub(crate) fn base_ptr(&mut self) -> *mut u8 {
         match self {
-            Buffer::Bool(v) => v.as_mut_ptr() as *mut u8,
-            Buffer::Int64(v) => v.as_mut_ptr() as *mut u8,
-            Buffer::Float32(v) => v.as_mut_ptr() as *mut u8,
-            Buffer::Float64(v) => v.as_mut_ptr() as *mut u8,
+            Buffer::Bool(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::UInt8(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Int8(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Int16(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Int32(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Int64(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Float16(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::BFloat16(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Float32(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Float64(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Complex64(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Complex128(v) => v.as_mut_ptr().cast::<u8>(),
         }
     }
 
     /// [`Buffer::base_ptr`] for reading only.
     pub(crate) fn base_ptr_const(&self) -> *const u8 {
         match self {
-            Buffer::Bool(v) => v.as_ptr() as *const u8,
-            Buffer::Int64(v) => v.as_ptr() as *const u8,
-            Buffer::Float32(v) => v.as_ptr() as *const u8,
-            Buffer::Float64(v) => v.as_ptr() as *const u8,
+            Buffer::Bool(v) => v.as_ptr().cast::<u8>(),
+            Buffer::UInt8(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Int8(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Int16(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Int32(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Int64(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Float16(v) => v.as_ptr().cast::<u8>(),
+            Buffer::BFloat16(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Float32(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Float64(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Complex64(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Complex128(v) => v.as_ptr().cast::<u8>(),
         }
+    }
+
+    /// The elements' bytes in memory order (little-endian, as torch's `.view(torch.uint8)`
+    /// of a contiguous tensor on this machine).
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        let len = self.len() * self.dtype().itemsize();
+        let mut bytes = vec![0u8; len];
+        // SAFETY: every element type is plain data without padding, `len` bytes long in all.
+        unsafe { std::ptr::copy_nonoverlapping(self.base_ptr_const(), bytes.as_mut_ptr(), len) };
+        bytes
+    }
+
+    /// A buffer of `dtype` from its elements' bytes ([`Buffer::to_le_bytes`]); `None` when the
+    /// length is not a multiple of the item size, or a `bool` byte is neither 0 nor 1.
+    pub fn from_le_bytes(dtype: DType, bytes: &[u8]) -> Option<Buffer> {
+        let size = dtype.itemsize();
+        if !bytes.chunks_exact(size).remainder().is_empty()
+            || (dtype == DType::Bool && bytes.iter().any(|&b| b > 1))
+        {
+            return None;
+        }
+        let mut buffer = Buffer::zeros(dtype, bytes.len() / size).ok()?;
+        // SAFETY: the buffer holds exactly `bytes.len()` bytes of plain data, and every bit
+        // pattern copied is valid for its type (bool bytes checked above).
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.base_ptr(), bytes.len()) };
+        Some(buffer)
     }
 
     /// Grows the buffer to `len` elements (new elements are zero); never shrinks it.
@@ -132,10 +224,18 @@ impl Buffer {
         }
         check_allocation(self.dtype(), len)?;
         match self {
-            Buffer::Bool(v) => v.resize(len, false),
-            Buffer::Int64(v) => v.resize(len, 0),
-            Buffer::Float32(v) => v.resize(len, 0.0),
-            Buffer::Float64(v) => v.resize(len, 0.0),
+            Buffer::Bool(v) => v.resize(len, Default::default()),
+            Buffer::UInt8(v) => v.resize(len, Default::default()),
+            Buffer::Int8(v) => v.resize(len, Default::default()),
+            Buffer::Int16(v) => v.resize(len, Default::default()),
+            Buffer::Int32(v) => v.resize(len, Default::default()),
+            Buffer::Int64(v) => v.resize(len, Default::default()),
+            Buffer::Float16(v) => v.resize(len, Default::default()),
+            Buffer::BFloat16(v) => v.resize(len, Default::default()),
+            Buffer::Float32(v) => v.resize(len, Default::default()),
+            Buffer::Float64(v) => v.resize(len, Default::default()),
+            Buffer::Complex64(v) => v.resize(len, Default::default()),
+            Buffer::Complex128(v) => v.resize(len, Default::default()),
         }
         Ok(())
     }
@@ -189,9 +289,17 @@ macro_rules! buffer_element {
     };
 }
 buffer_element!(bool, Bool);
+buffer_element!(u8, UInt8);
+buffer_element!(i8, Int8);
+buffer_element!(i16, Int16);
+buffer_element!(i32, Int32);
 buffer_element!(i64, Int64);
+buffer_element!(Half, Float16);
+buffer_element!(BFloat16, BFloat16);
 buffer_element!(f32, Float32);
 buffer_element!(f64, Float64);
+buffer_element!(Complex<f32>, Complex64);
+buffer_element!(Complex<f64>, Complex128);
 
 /// A shared handle to a [`Buffer`]. Every view of a tensor holds one; clones share.
 #[derive(Debug, Clone)]

@@ -220,6 +220,7 @@ fn bits(values: Vec<Scalar>) -> Vec<u64> {
             Scalar::Int(i) => i as u64,
             Scalar::Float(f) if f.is_nan() => u64::MAX,
             Scalar::Float(f) => f.to_bits(),
+            Scalar::Complex(re, im) => re.to_bits() ^ im.to_bits().rotate_left(32),
         })
         .collect()
 }

@@ -33,7 +33,13 @@ fn case() -> impl Strategy<Value = (Tensor, Vec<bool>, Vec<i64>, bool)> {
                 shape(ndim, 4),
                 view_recipe(ndim),
                 prop::collection::vec(any::<bool>(), ndim),
-                prop::sample::select(DType::ALL.to_vec()),
+                // The reductions of the other dtypes are checked against torch in their own table.
+                prop::sample::select(vec![
+                    DType::Bool,
+                    DType::Int64,
+                    DType::Float32,
+                    DType::Float64,
+                ]),
                 any::<bool>(),
                 any::<bool>(),
             )

@@ -117,6 +117,9 @@ impl NumScalar for Num {
             Scalar::Bool(b) => Num::Bool(b),
             Scalar::Int(i) => Num::Int(i),
             Scalar::Float(f) => Num::Float(f),
+            // The schema has no complex numbers yet: a real-valued complex is its real part,
+            // any other NaN (no schema dtype holds it, so it never matches torch's value).
+            Scalar::Complex(re, im) => Num::Float(if im == 0.0 { re } else { f64::NAN }),
         }
     }
 

@@ -44,12 +44,14 @@ impl IterInput {
         }
     }
 
-    /// A Python number, wrapped as torch wraps it: a 0-d `bool`, `int64` or `float64` tensor.
+    /// A Python number, wrapped as torch wraps it: a 0-d `bool`, `int64`, `float64` or
+    /// `complex128` tensor.
     pub fn number(value: Scalar) -> IterInput {
         let dtype = match value {
             Scalar::Bool(_) => DType::Bool,
             Scalar::Int(_) => DType::Int64,
             Scalar::Float(_) => DType::Float64,
+            Scalar::Complex(..) => DType::Complex128,
         };
         IterInput {
             tensor: Tensor::scalar_tensor(value, dtype),
@@ -100,7 +102,7 @@ impl Output {
 /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
 /// let setup = IterSetup::new(IterConfig::default(), None, vec![IterInput::tensor(&a), IterInput::number(2.into())]).unwrap();
 /// assert_eq!(setup.shape(), &[3, 1]);
-/// assert_eq!(setup.result_type(), DType::Float32);
+/// assert_eq!(setup.result_type().unwrap(), DType::Float32);
 /// let iter = setup.finish(DType::Float32).unwrap();
 /// assert_eq!(iter.output().strides(), &[1, 1]);
 /// ```
@@ -169,7 +171,10 @@ impl IterSetup {
     }
 
     /// torch's `result_type` over the inputs.
-    pub fn result_type(&self) -> DType {
+    ///
+    /// # Errors
+    /// A `complex32` result, which the engine does not have.
+    pub fn result_type(&self) -> Result<DType> {
         let parts: Vec<Participant> = self.inputs.iter().map(IterInput::participant).collect();
         result_type(&parts)
     }

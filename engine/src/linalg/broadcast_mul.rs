@@ -7,9 +7,7 @@ use crate::layout::contiguous_strides;
 use crate::reduce::strided_positions;
 use crate::shape::infer_size;
 use crate::views::infer_dense_strides;
-use crate::{
-    alloc, dispatch_dtype, loops, Category, DType, Element, Error, Layout, Result, Scalar, Tensor,
-};
+use crate::{alloc, loops, Category, DType, Element, Error, Layout, Result, Scalar, Tensor};
 
 /// The strides of the dims of `layout` broadcast to `shape` (0 for a stretched or missing dim).
 fn broadcast_strides(layout: &Layout, shape: &[usize]) -> Vec<usize> {
@@ -195,14 +193,14 @@ pub(crate) fn broadcast_mul(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     };
     {
         let mut buffer = out.storage().write();
-        dispatch_dtype!(dtype, T => {
+        crate::element::dispatch_legacy!(dtype, T => {
             let data = buffer
                 .as_mut_slice::<T>()
                 .ok_or_else(|| Error::internal("broadcast_mul: output dtype"))?;
             for (&p, &(x, y)) in out_pos.iter().zip(&pairs) {
                 data[p] = T::from_scalar(x).times(T::from_scalar(y));
             }
-        });
+        }, other => return Err(Error::unsupported_dtype("einsum", other)));
     }
     Ok(out)
 }

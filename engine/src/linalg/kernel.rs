@@ -2,7 +2,7 @@
 //! b[b, k, j]` over 3-d strided views, into a new contiguous tensor.
 
 use crate::reduce::{check_work, strided_positions, typed_slice};
-use crate::{dispatch_dtype, Element, Error, Result, Tensor};
+use crate::{Element, Error, Result, Tensor};
 
 /// How products accumulate: in the element type, in `k` order (so `f32` products overflow as
 /// BLAS's do), `int64` with wrap-around, `bool` as or-of-ands.
@@ -82,7 +82,8 @@ pub(crate) fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let (batch, n, k, p) = (sa[0] as u128, sa[1] as u128, sa[2] as u128, sb[2] as u128);
     check_work(batch * n * k.max(1) * p)?;
-    dispatch_dtype!(a.dtype(), T => product_typed::<T>(a, b))
+    crate::element::dispatch_legacy!(a.dtype(), T => product_typed::<T>(a, b),
+        other => Err(Error::unsupported_dtype("matmul", other)))
 }
 
 fn product_typed<T: ProductElement>(a: &Tensor, b: &Tensor) -> Result<Tensor> {

@@ -11,9 +11,17 @@ use crate::{alloc, DType, Error, Result, Tensor};
 fn cpp_type_name(dtype: DType) -> &'static str {
     match dtype {
         DType::Bool => "bool",
+        DType::UInt8 => "unsigned char",
+        DType::Int8 => "signed char",
+        DType::Int16 => "short int",
+        DType::Int32 => "int",
         DType::Int64 => "long int",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
         DType::Float32 => "float",
         DType::Float64 => "double",
+        DType::Complex64 => "c10::complex<float>",
+        DType::Complex128 => "c10::complex<double>",
     }
 }
 

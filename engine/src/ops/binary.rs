@@ -14,9 +14,12 @@
 //! ```
 
 use super::integer;
+use super::integer::Int;
 use super::pow::{pow_number_tensor, pow_tensor_number};
 use super::real::{self, Real};
 use super::{not_implemented, Operand};
+use crate::complex::Complex;
+use crate::half::{BFloat16, Half};
 use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
 use crate::loops::map_binary;
 use crate::result_type::is_integral_or_bool;
@@ -116,7 +119,12 @@ fn alpha_check(dtype: DType, alpha: Scalar) -> Result<()> {
             "Boolean alpha only supported for Boolean results.",
         ));
     }
-    if !dtype.is_floating() && alpha.is_float() {
+    if !dtype.is_complex() && alpha.is_complex() {
+        return Err(Error::runtime(
+            "For non-complex input tensors, argument alpha must not be a complex number.",
+        ));
+    }
+    if crate::result_type::is_integral_or_bool(dtype) && alpha.is_float() {
         return Err(Error::runtime(
             "For integral input tensors, argument alpha must not be a floating point number.",
         ));
@@ -158,8 +166,22 @@ pub(crate) fn binary_inputs(
     if let BinaryOp::Sub(_) = op {
         sub_check(a.as_tensor().dtype(), b.as_tensor().dtype())?;
     }
+    if matches!(op, BinaryOp::Maximum | BinaryOp::Minimum)
+        && (a.as_tensor().dtype().is_complex() || b.as_tensor().dtype().is_complex())
+    {
+        return Err(Error::runtime(format!(
+            "{} not implemented for complex tensors.",
+            op.name()
+        )));
+    }
+    // torch's `mul` and `div` kernels on float16/bfloat16 read a divisor or factor that is one
+    // element (a number, a 0-d or broadcast one-element tensor) in float32 from its original
+    // dtype, without rounding it to the computation dtype.
+    let wide_scalar = (b.as_tensor().numel() == 1)
+        .then(|| b.as_tensor().get_flat(0))
+        .flatten();
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a, b])?;
-    let mut common = setup.result_type();
+    let mut common = setup.result_type()?;
     if op == BinaryOp::Div && is_integral_or_bool(common) {
         common = DType::Float32;
     }
@@ -170,7 +192,12 @@ pub(crate) fn binary_inputs(
     if let BinaryOp::Add(alpha) | BinaryOp::Sub(alpha) = op {
         alpha_check(common, alpha)?;
     }
-    run(op, &iter, common)?;
+    match wide_scalar {
+        Some(s) if common.is_reduced_float() && matches!(op, BinaryOp::Mul | BinaryOp::Div) => {
+            run_reduced_by_scalar(op, &iter, common, f32::from_scalar(s))?
+        }
+        _ => run(op, &iter, common)?,
+    }
     iter.into_result()
 }
 
@@ -187,6 +214,7 @@ fn signed_alpha(op: BinaryOp) -> Scalar {
     match op {
         BinaryOp::Sub(Scalar::Int(i)) => Scalar::Int(i.wrapping_neg()),
         BinaryOp::Sub(Scalar::Float(f)) => Scalar::Float(-f),
+        BinaryOp::Sub(Scalar::Complex(re, im)) => Scalar::Complex(-re, -im),
         BinaryOp::Add(alpha) | BinaryOp::Sub(alpha) => alpha,
         _ => Scalar::Int(1),
     }
@@ -212,42 +240,130 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
                 }
             }
         }
-        DType::Int64 => {
-            let al = i64::from_scalar(alpha);
-            match op {
-                BinaryOp::Add(_) | BinaryOp::Sub(_) => {
-                    map_binary(out, a, b, move |x: i64, y: i64| {
-                        x.wrapping_add(al.wrapping_mul(y))
-                    })
-                }
-                BinaryOp::Mul => map_binary(out, a, b, i64::wrapping_mul),
-                BinaryOp::Pow => map_binary(out, a, b, integer::powi),
-                BinaryOp::Maximum => map_binary(out, a, b, i64::max),
-                BinaryOp::Minimum => map_binary(out, a, b, i64::min),
-                BinaryOp::Remainder => {
-                    if iter.numel() > 0 && b.to_vec::<i64>()?.contains(&0) {
-                        return Err(zero_division());
-                    }
-                    // The divisor can still become 0 mid-loop when the output aliases it
-                    // (torch lets some such overlaps through); torch checks every element.
-                    let divided_by_zero = AtomicBool::new(false);
-                    map_binary(out, a, b, |x: i64, y: i64| {
-                        if y == 0 {
-                            divided_by_zero.store(true, Ordering::Relaxed);
-                            return 0;
-                        }
-                        integer::remainder(x, y)
-                    })?;
-                    if divided_by_zero.load(Ordering::Relaxed) {
-                        return Err(zero_division());
-                    }
-                    Ok(())
-                }
-                BinaryOp::Div => Err(Error::internal("div on int64")),
-            }
-        }
+        DType::UInt8 => run_int::<u8>(op, iter, alpha),
+        DType::Int8 => run_int::<i8>(op, iter, alpha),
+        DType::Int16 => run_int::<i16>(op, iter, alpha),
+        DType::Int32 => run_int::<i32>(op, iter, alpha),
+        DType::Int64 => run_int::<i64>(op, iter, alpha),
+        DType::Float16 => run_reduced::<Half>(op, out, a, b, alpha),
+        DType::BFloat16 => run_reduced::<BFloat16>(op, out, a, b, alpha),
         DType::Float32 => run_real::<f32>(op, out, a, b, alpha),
         DType::Float64 => run_real::<f64>(op, out, a, b, alpha),
+        DType::Complex64 => run_complex::<f32>(op, out, a, b, alpha),
+        DType::Complex128 => run_complex::<f64>(op, out, a, b, alpha),
+    }
+}
+
+fn run_int<T: Int>(op: BinaryOp, iter: &Iter, alpha: Scalar) -> Result<()> {
+    let out = iter.output();
+    let (a, b) = (iter.inputs()[0].as_tensor(), iter.inputs()[1].as_tensor());
+    let al = T::from_scalar(alpha);
+    match op {
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => {
+            map_binary(out, a, b, move |x: T, y: T| x.wadd(al.wmul(y)))
+        }
+        BinaryOp::Mul => map_binary(out, a, b, T::wmul),
+        BinaryOp::Pow => map_binary(out, a, b, integer::powi::<T>),
+        BinaryOp::Maximum => map_binary(out, a, b, |x: T, y: T| x.max(y)),
+        BinaryOp::Minimum => map_binary(out, a, b, |x: T, y: T| x.min(y)),
+        BinaryOp::Remainder => {
+            if iter.numel() > 0 && b.to_vec::<T>()?.contains(&T::ZERO) {
+                return Err(zero_division());
+            }
+            // The divisor can still become 0 mid-loop when the output aliases it
+            // (torch lets some such overlaps through); torch checks every element.
+            let divided_by_zero = AtomicBool::new(false);
+            map_binary(out, a, b, |x: T, y: T| {
+                if y == T::ZERO {
+                    divided_by_zero.store(true, Ordering::Relaxed);
+                    return T::ZERO;
+                }
+                integer::remainder(x, y)
+            })?;
+            if divided_by_zero.load(Ordering::Relaxed) {
+                return Err(zero_division());
+            }
+            Ok(())
+        }
+        BinaryOp::Div => Err(Error::internal("div on an integer dtype")),
+    }
+}
+
+/// One element of a real op, as the generic loops compute it.
+#[inline]
+fn real_op<T: Real>(op: BinaryOp, al: T, x: T, y: T) -> T {
+    match op {
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => x + al * y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div => x / y,
+        BinaryOp::Pow => x.powf(y),
+        BinaryOp::Maximum => real::maximum(x, y),
+        BinaryOp::Minimum => real::minimum(x, y),
+        BinaryOp::Remainder => real::remainder(x, y),
+    }
+}
+
+/// `mul` or `div` of `float16`/`bfloat16` by one element `s`, kept in `float32`.
+fn run_reduced_by_scalar(op: BinaryOp, iter: &Iter, dtype: DType, s: f32) -> Result<()> {
+    let out = iter.output();
+    let (a, b) = (iter.inputs()[0].as_tensor(), iter.inputs()[1].as_tensor());
+    fn go<T: Element>(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor, s: f32) -> Result<()> {
+        if op == BinaryOp::Mul {
+            map_binary(out, a, b, move |x: T, _: T| {
+                T::from_f32(x.cast::<f32>() * s)
+            })
+        } else {
+            map_binary(out, a, b, move |x: T, _: T| {
+                T::from_f32(x.cast::<f32>() / s)
+            })
+        }
+    }
+    if dtype == DType::Float16 {
+        go::<Half>(op, out, a, b, s)
+    } else {
+        go::<BFloat16>(op, out, a, b, s)
+    }
+}
+
+/// `float16` and `bfloat16`: computed in `float32`, rounded once; `alpha` rounded to the
+/// dtype first.
+fn run_reduced<T: Element>(
+    op: BinaryOp,
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    alpha: Scalar,
+) -> Result<()> {
+    let al = T::from_scalar(alpha).cast::<f32>();
+    map_binary(out, a, b, move |x: T, y: T| {
+        T::from_f32(real_op::<f32>(op, al, x.cast::<f32>(), y.cast::<f32>()))
+    })
+}
+
+fn run_complex<T: Real>(
+    op: BinaryOp,
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    alpha: Scalar,
+) -> Result<()>
+where
+    Complex<T>: Element,
+{
+    use super::complex_math as c;
+    let al = Complex::<T>::from_scalar(alpha);
+    match op {
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => {
+            map_binary(out, a, b, move |x: Complex<T>, y| c::add(x, c::mul(al, y)))
+        }
+        BinaryOp::Mul => map_binary(out, a, b, c::mul::<T>),
+        BinaryOp::Div => map_binary(out, a, b, c::div::<T>),
+        BinaryOp::Pow => map_binary(out, a, b, c::pow::<T>),
+        BinaryOp::Remainder => Err(not_implemented("remainder_cpu", out.dtype())),
+        BinaryOp::Maximum | BinaryOp::Minimum => Err(Error::runtime(format!(
+            "{} not implemented for complex tensors.",
+            op.name()
+        ))),
     }
 }
 

@@ -12,9 +12,10 @@
 //! ```
 
 use super::Operand;
+use crate::complex::Complex;
 use crate::iter::{IterConfig, IterSetup};
 use crate::loops::map_binary;
-use crate::{dispatch_dtype, DType, Element, Result, Tensor};
+use crate::{DType, Element, Result, Tensor};
 
 /// A comparison or logical binary op: a predicate of two elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -120,7 +121,7 @@ pub fn compare(
 ) -> Result<Tensor> {
     let (a, b) = (a.into(), b.into());
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
-    let common = setup.result_type();
+    let common = setup.result_type()?;
     // torch writes a non-bool output through a temporary of the common dtype; one of bool
     // holds the same 0/1 values.
     setup.compute_output_in(DType::Bool)?;
@@ -131,8 +132,36 @@ pub fn compare(
         iter.inputs()[0].as_tensor(),
         iter.inputs()[1].as_tensor(),
     );
-    dispatch_dtype!(common, T => map_binary(o, x, y, move |p: T, q: T| op.apply(p, q)))?;
+    crate::element::dispatch_real!(common, T => map_binary(o, x, y, move |p: T, q: T| op.apply(p, q)),
+    complex => match complex {
+        DType::Complex64 => compare_complex::<f32>(op, o, x, y),
+        _ => compare_complex::<f64>(op, o, x, y),
+    })?;
     iter.into_result()
+}
+
+/// Complex numbers have `==`, `!=` and the logical ops, no order.
+fn compare_complex<T: crate::ops::real::Real>(
+    op: CompareOp,
+    o: &Tensor,
+    x: &Tensor,
+    y: &Tensor,
+) -> Result<()>
+where
+    Complex<T>: Element,
+{
+    match op {
+        CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge => Err(
+            super::not_implemented(&format!("{}_cpu", op.name()), Complex::<T>::DTYPE),
+        ),
+        _ => map_binary(o, x, y, move |p: Complex<T>, q: Complex<T>| match op {
+            CompareOp::Eq => p == q,
+            CompareOp::Ne => p != q,
+            CompareOp::LogicalAnd => p.cast::<bool>() && q.cast::<bool>(),
+            CompareOp::LogicalOr => p.cast::<bool>() || q.cast::<bool>(),
+            _ => p.cast::<bool>() != q.cast::<bool>(),
+        }),
+    }
 }
 
 /// `a.NAME_(b)`: the result written into `a`, in `a`'s dtype.

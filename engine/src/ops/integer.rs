@@ -1,33 +1,116 @@
-//! The `int64` element functions, with torch's wrap-around arithmetic.
+//! The integer element functions, with torch's wrap-around arithmetic, for every integer
+//! dtype ([`Int`]).
+
+use crate::Element;
+
+/// An integer element type: `u8`, `i8`, `i16`, `i32` or `i64`, with the wrapping arithmetic
+/// torch's kernels get from C++ (a narrow result keeps its low bits).
+pub trait Int: Element + Ord {
+    /// `0`.
+    const ZERO: Self;
+    /// `1`.
+    const ONE: Self;
+    /// Wrapping `+`.
+    fn wadd(self, other: Self) -> Self;
+    /// Wrapping `*`.
+    fn wmul(self, other: Self) -> Self;
+    /// Wrapping negation (`u8` wraps too: `-1` is 255).
+    fn wneg(self) -> Self;
+    /// Wrapping `abs` (`abs(MIN)` is `MIN`; identity for `u8`).
+    fn wabs(self) -> Self;
+    /// `-1`, `0` or `1` (`0` or `1` for `u8`).
+    fn signum(self) -> Self;
+    /// Wrapping `%` (truncated).
+    fn wrem(self, other: Self) -> Self;
+    /// Whether the value is below 0.
+    fn is_negative(self) -> bool;
+}
+
+macro_rules! int_impl {
+    ($t:ty, $signed:expr) => {
+        impl Int for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline]
+            fn wadd(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+            #[inline]
+            fn wmul(self, other: Self) -> Self {
+                self.wrapping_mul(other)
+            }
+            #[inline]
+            fn wneg(self) -> Self {
+                self.wrapping_neg()
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn wabs(self) -> Self {
+                if self < 0 {
+                    self.wrapping_neg()
+                } else {
+                    self
+                }
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn signum(self) -> Self {
+                if self > 0 {
+                    1
+                } else if self < 0 {
+                    (0 as $t).wrapping_sub(1)
+                } else {
+                    0
+                }
+            }
+            #[inline]
+            fn wrem(self, other: Self) -> Self {
+                self.wrapping_rem(other)
+            }
+            #[inline]
+            #[allow(unused_comparisons)]
+            fn is_negative(self) -> bool {
+                self < 0
+            }
+        }
+    };
+}
+int_impl!(u8, false);
+int_impl!(i8, true);
+int_impl!(i16, true);
+int_impl!(i32, true);
+int_impl!(i64, true);
 
 /// torch's `powi`: wrapping powers; a negative exponent gives 1 for base 1, ±1 for base -1
 /// and 0 otherwise.
 ///
 /// ```
 /// # use bcast_engine::ops::integer::powi;
-/// assert_eq!(powi(3, 40), -6289078614652622815);
-/// assert_eq!((powi(-1, -3), powi(2, -1), powi(0, 0)), (-1, 0, 1));
+/// assert_eq!(powi(3i64, 40), -6289078614652622815);
+/// assert_eq!((powi(-1i64, -3), powi(2i64, -1), powi(0i64, 0)), (-1, 0, 1));
+/// assert_eq!(powi(3u8, 5), 243);
+/// assert_eq!(powi(3i8, 5), -13);
 /// ```
-pub fn powi(a: i64, b: i64) -> i64 {
-    if b < 0 {
-        return match a {
-            1 => 1,
-            -1 => {
-                if b % 2 != 0 {
-                    -1
-                } else {
-                    1
-                }
+pub fn powi<T: Int>(a: T, b: T) -> T {
+    if b.is_negative() {
+        return if a == T::ONE {
+            T::ONE
+        } else if a == T::ONE.wneg() {
+            if b.wrem(T::ONE.wadd(T::ONE)) != T::ZERO {
+                a
+            } else {
+                T::ONE
             }
-            _ => 0,
+        } else {
+            T::ZERO
         };
     }
-    let (mut base, mut exp, mut result) = (a, b, 1i64);
+    let (mut base, mut exp, mut result) = (a, b.cast::<i64>() as u64, T::ONE);
     while exp > 0 {
         if exp & 1 == 1 {
-            result = result.wrapping_mul(base);
+            result = result.wmul(base);
         }
-        base = base.wrapping_mul(base);
+        base = base.wmul(base);
         exp >>= 1;
     }
     result
@@ -35,13 +118,13 @@ pub fn powi(a: i64, b: i64) -> i64 {
 
 /// torch's integer `remainder`: the sign of the divisor. The caller rules out a divisor of 0
 /// (torch's `ZeroDivisionError`); here it gives 0 rather than a panic.
-pub fn remainder(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        return 0;
+pub fn remainder<T: Int>(a: T, b: T) -> T {
+    if b == T::ZERO {
+        return T::ZERO;
     }
-    let r = a.wrapping_rem(b);
-    if r != 0 && ((r < 0) != (b < 0)) {
-        r.wrapping_add(b)
+    let r = a.wrem(b);
+    if r != T::ZERO && (r.is_negative() != b.is_negative()) {
+        r.wadd(b)
     } else {
         r
     }

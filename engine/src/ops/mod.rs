@@ -12,6 +12,7 @@
 
 mod binary;
 mod compare;
+mod complex_math;
 mod copy;
 pub mod integer;
 mod operand;
@@ -29,6 +30,11 @@ pub use unary::{unary, unary_, UnaryOp};
 pub use where_op::r#where;
 
 use crate::{DType, Error};
+
+/// [`not_implemented`] for the other modules of the crate.
+pub(crate) fn not_implemented_error(kernel: &str, dtype: DType) -> Error {
+    not_implemented(kernel, dtype)
+}
 
 /// torch's error for a kernel without an implementation for a dtype:
 /// `"abs_cpu" not implemented for 'Bool'`.

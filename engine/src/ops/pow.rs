@@ -4,19 +4,23 @@
 
 use super::binary::binary_inputs;
 use super::integer;
+use super::integer::Int;
 use super::real::{self, Real};
 use super::{not_implemented, BinaryOp};
+use crate::complex::Complex;
+use crate::half::{BFloat16, Half};
 use crate::iter::{IterConfig, IterInput, IterSetup};
 use crate::layout::contiguous_strides;
 use crate::loops::map_unary;
 use crate::result_type::{is_integral_or_bool, result_type, Participant};
-use crate::{alloc, loops, resize, DType, Error, Result, Scalar, Tensor};
+use crate::{alloc, loops, resize, DType, Element, Error, Result, Scalar, Tensor};
 
 fn is_zero(s: Scalar) -> bool {
     match s {
         Scalar::Bool(b) => !b,
         Scalar::Int(i) => i == 0,
         Scalar::Float(f) => f == 0.0,
+        Scalar::Complex(re, im) => re == 0.0 && im == 0.0,
     }
 }
 
@@ -25,6 +29,7 @@ fn is_one(s: Scalar) -> bool {
         Scalar::Bool(b) => b,
         Scalar::Int(i) => i == 1,
         Scalar::Float(f) => f == 1.0,
+        Scalar::Complex(re, im) => re == 1.0 && im == 0.0,
     }
 }
 
@@ -40,7 +45,7 @@ fn fill(t: &Tensor, value: Scalar) -> Result<()> {
 /// An integer base with a negative integer exponent (first), then as for
 /// [`binary`](super::binary) with the result dtype of `base` and `exponent`.
 pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) -> Result<Tensor> {
-    let integral_exponent = !exponent.is_float();
+    let integral_exponent = matches!(exponent, Scalar::Bool(_) | Scalar::Int(_));
     if is_integral_or_bool(base.dtype()) && integral_exponent && exponent.to_i64() < 0 {
         return Err(Error::runtime(
             "Integers to negative integer powers are not allowed.",
@@ -49,7 +54,7 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
     let common = result_type(&[
         Participant::tensor(base.dtype(), base.ndim()),
         Participant::number(exponent),
-    ]);
+    ])?;
     let converted = base.to_dtype(common)?;
     let mut setup = IterSetup::new(
         IterConfig::default(),
@@ -71,15 +76,39 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
     }
     let (o, x) = (iter.output(), iter.inputs()[0].as_tensor());
     match common {
-        DType::Int64 => {
-            let e = exponent.to_i64();
-            map_unary(o, x, move |v: i64| integer::powi(v, e))?
-        }
+        DType::UInt8 => map_int::<u8>(o, x, exponent)?,
+        DType::Int8 => map_int::<i8>(o, x, exponent)?,
+        DType::Int16 => map_int::<i16>(o, x, exponent)?,
+        DType::Int32 => map_int::<i32>(o, x, exponent)?,
+        DType::Int64 => map_int::<i64>(o, x, exponent)?,
+        DType::Float16 => map_reduced::<Half>(o, x, exponent)?,
+        DType::BFloat16 => map_reduced::<BFloat16>(o, x, exponent)?,
         DType::Float32 => map_real::<f32>(o, x, exponent)?,
         DType::Float64 => map_real::<f64>(o, x, exponent)?,
+        DType::Complex64 => map_complex::<f32>(o, x, exponent)?,
+        DType::Complex128 => map_complex::<f64>(o, x, exponent)?,
         DType::Bool => return Err(not_implemented("pow", DType::Bool)),
     }
     iter.into_result()
+}
+
+fn map_int<T: Int>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
+    let e = T::from_scalar(exponent);
+    map_unary(o, x, move |v: T| integer::powi(v, e))
+}
+
+/// `float16` and `bfloat16`: in `float32`, rounded once.
+fn map_reduced<T: Element>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
+    let f = real::pow_by_number::<f32>(exponent.to_f64());
+    map_unary(o, x, move |v: T| T::from_f32(f(v.cast::<f32>())))
+}
+
+fn map_complex<T: Real>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()>
+where
+    Complex<T>: Element,
+{
+    let e = Complex::<T>::from_scalar(exponent);
+    map_unary(o, x, move |v: Complex<T>| super::complex_math::pow(v, e))
 }
 
 fn map_real<T: Real>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
@@ -101,7 +130,7 @@ pub fn pow_number_tensor(base: Scalar, exponent: &Tensor, out: Option<&Tensor>) 
             let dtype = result_type(&[
                 Participant::number(base),
                 Participant::tensor(exponent.dtype(), exponent.ndim()),
-            ]);
+            ])?;
             // torch's meta function gives the output no strides: `empty`, row-major.
             alloc::empty_in_format(shape, &strides, dtype)?
         }
@@ -109,6 +138,7 @@ pub fn pow_number_tensor(base: Scalar, exponent: &Tensor, out: Option<&Tensor>) 
     let base_is_one = match base {
         Scalar::Int(i) => i == 1,
         Scalar::Float(f) => f == 1.0,
+        Scalar::Complex(re, im) => re == 1.0 && im == 0.0,
         Scalar::Bool(_) => false,
     };
     if base_is_one {

@@ -45,6 +45,16 @@ pub trait Real:
     fn abs(self) -> Self;
     /// `self` raised to `e`.
     fn powf(self, e: Self) -> Self;
+    /// The four-quadrant arctangent of `self / x`.
+    fn atan2(self, x: Self) -> Self;
+    /// `sqrt(self² + y²)` without overflow.
+    fn hypot(self, y: Self) -> Self;
+    /// The hyperbolic sine.
+    fn sinh(self) -> Self;
+    /// The hyperbolic cosine.
+    fn cosh(self) -> Self;
+    /// `self * a + b` with one rounding.
+    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
 macro_rules! real {
@@ -88,6 +98,21 @@ macro_rules! real {
             }
             fn powf(self, e: Self) -> Self {
                 <$t>::powf(self, e)
+            }
+            fn atan2(self, x: Self) -> Self {
+                <$t>::atan2(self, x)
+            }
+            fn hypot(self, y: Self) -> Self {
+                <$t>::hypot(self, y)
+            }
+            fn sinh(self) -> Self {
+                <$t>::sinh(self)
+            }
+            fn cosh(self) -> Self {
+                <$t>::cosh(self)
+            }
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                <$t>::mul_add(self, a, b)
             }
         }
     };

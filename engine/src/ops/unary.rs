@@ -11,8 +11,11 @@
 //! assert!(unary(UnaryOp::Neg, &b, None).unwrap_err().message().starts_with("Negation, the `-` operator"));
 //! ```
 
+use super::integer::Int;
 use super::not_implemented;
 use super::real::{self, Real};
+use crate::complex::Complex;
+use crate::half::{BFloat16, Half};
 use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
 use crate::loops::map_unary;
 use crate::result_type::is_integral_or_bool;
@@ -148,8 +151,29 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
         ));
     }
+    if x.dtype().is_complex() {
+        match op {
+            UnaryOp::Floor | UnaryOp::Ceil => {
+                return Err(Error::not_implemented(format!(
+                    "{} is not supported for complex inputs",
+                    op.name()
+                )))
+            }
+            UnaryOp::Sign => return Err(Error::not_implemented(
+                "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.",
+            )),
+            _ => {}
+        }
+    }
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![IterInput::tensor(x)])?;
     let iter = match op.family() {
+        // `abs` of a complex tensor is real.
+        Family::SameDtype if op == UnaryOp::Abs && x.dtype().is_complex() => {
+            let real = x.dtype().to_real();
+            setup.check_safe_cast(real)?;
+            setup.compute_output_in(real)?;
+            setup.finish(real)?
+        }
         Family::SameDtype => {
             let dtype = setup.check_all_same_dtype()?;
             setup.finish(dtype)?
@@ -194,16 +218,79 @@ fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
             UnaryOp::Ceil => Err(not_implemented("ceil_vml_cpu", DType::Bool)),
             _ => Err(Error::internal(format!("{} on bool", op.name()))),
         },
-        DType::Int64 => match op {
-            UnaryOp::Neg => map_unary(out, x, i64::wrapping_neg),
-            UnaryOp::Abs => map_unary(out, x, i64::wrapping_abs),
-            UnaryOp::Sign => map_unary(out, x, i64::signum),
-            UnaryOp::Floor | UnaryOp::Ceil => map_unary(out, x, |v: i64| v),
-            _ => Err(Error::internal(format!("{} on int64", op.name()))),
-        },
+        DType::UInt8 => run_int::<u8>(op, out, x),
+        DType::Int8 => run_int::<i8>(op, out, x),
+        DType::Int16 => run_int::<i16>(op, out, x),
+        DType::Int32 => run_int::<i32>(op, out, x),
+        DType::Int64 => run_int::<i64>(op, out, x),
+        DType::Float16 => run_reduced::<Half>(op, out, x),
+        DType::BFloat16 => run_reduced::<BFloat16>(op, out, x),
         DType::Float32 => run_real::<f32>(op, out, x),
         DType::Float64 => run_real::<f64>(op, out, x),
+        DType::Complex64 => run_complex::<f32>(op, out, x),
+        DType::Complex128 => run_complex::<f64>(op, out, x),
     }
+}
+
+fn run_int<T: Int>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
+    match op {
+        UnaryOp::Neg => map_unary(out, x, T::wneg),
+        UnaryOp::Abs => map_unary(out, x, T::wabs),
+        UnaryOp::Sign => map_unary(out, x, T::signum),
+        UnaryOp::Floor | UnaryOp::Ceil => map_unary(out, x, |v: T| v),
+        _ => Err(Error::internal(format!("{} on {}", op.name(), T::DTYPE))),
+    }
+}
+
+/// One element of a real op.
+#[inline]
+fn real_op<T: Real>(op: UnaryOp, v: T) -> T {
+    match op {
+        UnaryOp::Neg => -v,
+        UnaryOp::Abs => v.abs(),
+        UnaryOp::Exp => v.exp(),
+        UnaryOp::Log => v.ln(),
+        UnaryOp::Sqrt => v.sqrt(),
+        UnaryOp::Sin => v.sin(),
+        UnaryOp::Cos => v.cos(),
+        UnaryOp::Tanh => v.tanh(),
+        UnaryOp::Sigmoid => real::sigmoid(v),
+        UnaryOp::Floor => v.floor(),
+        UnaryOp::Ceil => v.ceil(),
+        UnaryOp::Sign => real::sign(v),
+        UnaryOp::Reciprocal => T::ONE / v,
+        UnaryOp::LogicalNot => T::from_bool(v == T::ZERO),
+    }
+}
+
+/// `float16` and `bfloat16`: computed in `float32`, rounded once.
+fn run_reduced<T: Element>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
+    map_unary(out, x, move |v: T| {
+        T::from_f32(real_op::<f32>(op, v.cast::<f32>()))
+    })
+}
+
+fn run_complex<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()>
+where
+    Complex<T>: Element,
+{
+    use super::complex_math as c;
+    let f: fn(Complex<T>) -> Complex<T> = match op {
+        UnaryOp::Neg => c::neg,
+        UnaryOp::Abs => return map_unary(out, x, c::abs::<T>),
+        UnaryOp::Exp => c::exp,
+        UnaryOp::Log => c::log,
+        UnaryOp::Sqrt => c::sqrt,
+        UnaryOp::Sin => c::sin,
+        UnaryOp::Cos => c::cos,
+        UnaryOp::Tanh => c::tanh,
+        UnaryOp::Sigmoid => c::sigmoid,
+        UnaryOp::Reciprocal => c::reciprocal,
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Sign | UnaryOp::LogicalNot => {
+            return Err(Error::internal(format!("{} on complex", op.name())))
+        }
+    };
+    map_unary(out, x, f)
 }
 
 fn run_real<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {

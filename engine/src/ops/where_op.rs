@@ -34,7 +34,7 @@ pub fn r#where(
 ) -> Result<Tensor> {
     let (a, b) = (a.into(), b.into());
     let (a, b) = (a.input(), b.input());
-    let dtype = result_type(&[a.participant(), b.participant()]);
+    let dtype = result_type(&[a.participant(), b.participant()])?;
     if let Some(o) = out {
         if o.dtype() != dtype {
             return Err(Error::runtime(format!(

@@ -3,7 +3,7 @@
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
 use crate::shape::signed_sizes;
 use crate::shape::wrap_dim;
-use crate::{alloc, dispatch_dtype, Element, Error, Result, Tensor};
+use crate::{alloc, Element, Error, Result, Tensor};
 
 /// Picking the larger or smaller of two elements, with NaN propagating.
 pub(crate) trait Extremum: Element {
@@ -99,12 +99,40 @@ fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
     // torch allocates the result (`empty`) before reducing; the engine checks the same.
     alloc::check_empty(&signed_sizes(&shape), x.dtype())?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
-    dispatch_dtype!(x.dtype(), T => {
+    crate::element::dispatch_legacy!(x.dtype(), T => {
         let values = plan.map_groups::<T, T>(x, |data, mut group| {
             // Groups are never empty here: a size-0 reduced dim was rejected above.
             let first = group.next().map_or(T::default(), |p| data[p]);
             group.fold(first, |acc, p| T::pick(acc, data[p], max))
         })?;
         Tensor::from_vec(values, &shape)
-    })
+    }, other => extremum_generic(x, &plan, &shape, other, max))
+}
+
+/// `amax`/`amin` of the other real dtypes, compared as `f64` (exact for them), NaN winning;
+/// complex numbers have no order.
+fn extremum_generic(
+    x: &Tensor,
+    plan: &ReducePlan,
+    shape: &[usize],
+    dtype: crate::DType,
+    max: bool,
+) -> Result<Tensor> {
+    crate::element::dispatch_real!(dtype, T => {
+        let values = plan.map_groups::<T, T>(x, |data, mut group| {
+            let first = group.next().map_or(T::default(), |p| data[p]);
+            group.fold(first, |acc, p| {
+                let (a, v) = (acc.cast::<f64>(), data[p].cast::<f64>());
+                if a.is_nan() || (!v.is_nan() && if max { a >= v } else { a <= v }) {
+                    acc
+                } else {
+                    data[p]
+                }
+            })
+        })?;
+        Tensor::from_vec(values, shape)
+    }, complex => Err(crate::ops::not_implemented_error(
+        if max { "max_values_cpu" } else { "min_values_cpu" },
+        complex,
+    )))
 }

@@ -65,10 +65,44 @@ impl Welford {
 }
 
 fn moment(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool, root: bool) -> Result<Tensor> {
-    if !x.dtype().is_floating() {
+    if !x.dtype().is_floating() && !x.dtype().is_complex() {
         return Err(Error::runtime(
             "std and var only support floating point and complex dtypes",
         ));
+    }
+    if x.dtype().is_reduced_float() {
+        // torch computes in float32 and rounds the result.
+        let r = moment(
+            &x.to_dtype(DType::Float32)?,
+            dims,
+            correction,
+            keepdim,
+            root,
+        )?;
+        return r.to_dtype(x.dtype());
+    }
+    if x.dtype().is_complex() {
+        // The variance of the real parts plus that of the imaginary parts, real.
+        let real = x.dtype().to_real();
+        let values = x.to_scalars();
+        let part = |f: fn(crate::Scalar) -> f64| -> Result<Tensor> {
+            let v: Vec<crate::Scalar> =
+                values.iter().map(|&s| crate::Scalar::Float(f(s))).collect();
+            Tensor::from_scalars(&v, real, x.shape())
+        };
+        let re = moment(&part(|s| s.to_f64())?, dims, correction, keepdim, false)?;
+        let im = moment(&part(|s| s.imag())?, dims, correction, keepdim, false)?;
+        let v = crate::ops::binary(
+            crate::ops::BinaryOp::Add(crate::Scalar::Int(1)),
+            &re,
+            &im,
+            None,
+        )?;
+        return if root {
+            crate::ops::unary(crate::ops::UnaryOp::Sqrt, &v, None)
+        } else {
+            Ok(v)
+        };
     }
     let mask = reduction_mask(dims, x.ndim(), DimCheck::OneByOne)?;
     let shape = reduced_shape(x.shape(), &mask, keepdim);

@@ -2,8 +2,9 @@
 //! before summing; `mean` only takes floating dtypes.
 
 use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use crate::element::dispatch_legacy;
 use crate::shape::signed_sizes;
-use crate::{alloc, dispatch_dtype, DType, Element, Error, Result, Tensor};
+use crate::{alloc, DType, Element, Error, Result, Tensor};
 
 /// How a sum accumulates in the dtype of its result: floats in `f64` (rounded once at the
 /// end), `int64` with two's-complement wrap-around, `bool` as a logical or.
@@ -64,7 +65,7 @@ impl SumElement for f64 {
 
 /// The dtype `sum` returns without `dtype=`: integral and bool inputs become `int64`.
 fn sum_dtype(input: DType) -> DType {
-    if input.is_floating() {
+    if input.is_floating() || input.is_complex() {
         input
     } else {
         DType::Int64
@@ -89,12 +90,28 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
     // torch allocates the result (`empty`) before reducing; the engine checks the same.
     alloc::check_empty(&signed_sizes(&shape), out)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
-    dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
+    if !legacy(x.dtype()) || !legacy(out) {
+        // The input cast to the result dtype, then summed (see `generic_total`).
+        let xs = if x.dtype() == out {
+            x.clone()
+        } else {
+            x.to_dtype(out)?
+        };
+        let plan = ReducePlan::new(xs.layout(), &mask)?;
+        return crate::dispatch_dtype!(out, U => {
+            let values = plan.map_groups::<U, U>(&xs, |data, group| {
+                generic_total(group.map(|p| data[p]), 1.0)
+            })?;
+            Tensor::from_vec(values, &shape)
+        });
+    }
+    dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
         let values = plan.map_groups::<T, U>(x, |data, group| {
             U::finish(group.fold(U::ZERO, |acc, p| U::add(acc, data[p].cast::<U>())))
         })?;
         Tensor::from_vec(values, &shape)
-    }))
+    }, other => Err(Error::unsupported_dtype("sum", other))),
+        other => Err(Error::unsupported_dtype("sum", other)))
 }
 
 /// `torch.mean(x, dim, keepdim, dtype=dtype)`: the sum in the result dtype over the count.
@@ -117,7 +134,7 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         Some(d) => (d, "Optional"),
         None => (x.dtype(), "Input"),
     };
-    if !out.is_floating() {
+    if !out.is_floating() && !out.is_complex() {
         return Err(Error::runtime(format!(
             "mean(): could not infer output dtype. {which} dtype must be either a floating point or complex dtype. Got: {}",
             out.scalar_type_name()
@@ -128,11 +145,70 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
     alloc::check_empty(&signed_sizes(&shape), out)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
     let count = plan.group_len() as f64;
-    dispatch_dtype!(x.dtype(), T => dispatch_dtype!(out, U => {
+    if !legacy(x.dtype()) || !legacy(out) {
+        let xs = if x.dtype() == out {
+            x.clone()
+        } else {
+            x.to_dtype(out)?
+        };
+        let plan = ReducePlan::new(xs.layout(), &mask)?;
+        return crate::dispatch_dtype!(out, U => {
+            let values = plan.map_groups::<U, U>(&xs, |data, group| {
+                generic_total(group.map(|p| data[p]), count)
+            })?;
+            Tensor::from_vec(values, &shape)
+        });
+    }
+    dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
         let values = plan.map_groups::<T, U>(x, |data, group| {
             let total = group.fold(0.0f64, |acc, p| acc + data[p].cast::<U>().cast::<f64>());
             U::from_f64(total / count)
         })?;
         Tensor::from_vec(values, &shape)
-    }))
+    }, other => Err(Error::unsupported_dtype("mean", other))),
+        other => Err(Error::unsupported_dtype("mean", other)))
+}
+
+/// The dtypes with their own summing loops.
+fn legacy(d: DType) -> bool {
+    matches!(
+        d,
+        DType::Bool | DType::Int64 | DType::Float32 | DType::Float64
+    )
+}
+
+/// The sum of `values` over `count` (1 for a sum), in element order: `i64` wrapping for
+/// integers, `f64` for `float64`/`complex128`, `f32` for the others, `or` for bool.
+fn generic_total<U: Element>(values: impl Iterator<Item = U>, count: f64) -> U {
+    use crate::element::Wide;
+    match U::DTYPE.category() {
+        crate::Category::Bool => U::from_bool(values.fold(false, |a, v| a | v.cast::<bool>())),
+        crate::Category::Integral => {
+            U::from_i64(values.fold(0i64, |a, v| a.wrapping_add(v.cast::<i64>())))
+        }
+        // float16, bfloat16 and complex64 accumulate in float32, as torch's loops do.
+        crate::Category::Floating if U::DTYPE == DType::Float64 => {
+            U::from_f64(values.fold(0.0f64, |a, v| a + v.cast::<f64>()) / count)
+        }
+        crate::Category::Floating => {
+            U::from_f32(values.fold(0.0f32, |a, v| a + v.cast::<f32>()) / count as f32)
+        }
+        crate::Category::Complex => match U::DTYPE {
+            DType::Complex64 => {
+                let (re, im) = values.fold((0.0f32, 0.0f32), |(r, i), v| match v.to_wide() {
+                    Wide::C64(a, b) => (r + a, i + b),
+                    _ => (r, i),
+                });
+                let n = count as f32;
+                U::from_wide(Wide::C64(re / n, im / n))
+            }
+            _ => {
+                let (re, im) = values.fold((0.0f64, 0.0f64), |(r, i), v| match v.to_wide() {
+                    Wide::C128(a, b) => (r + a, i + b),
+                    _ => (r, i),
+                });
+                U::from_wide(Wide::C128(re / count, im / count))
+            }
+        },
+    }
 }

@@ -40,7 +40,20 @@ fn edge_values(dtype: DType) -> Vec<Num> {
             Num::Int(i64::MIN),
             Num::Int(7),
         ],
-        DType::Float32 | DType::Float64 => vec![
+        DType::UInt8 => vec![Num::Int(0), Num::Int(255), Num::Int(7)],
+        DType::Int8 | DType::Int16 | DType::Int32 => vec![
+            Num::Int(0),
+            Num::Int(-1),
+            Num::Int(-128),
+            Num::Int(127),
+            Num::Int(7),
+        ],
+        DType::Float16
+        | DType::BFloat16
+        | DType::Float32
+        | DType::Float64
+        | DType::Complex64
+        | DType::Complex128 => vec![
             Num::Float(f64::NAN),
             Num::Float(f64::INFINITY),
             Num::Float(f64::NEG_INFINITY),

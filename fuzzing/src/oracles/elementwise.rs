@@ -54,6 +54,7 @@ fn value_bits(t: &Tensor) -> Vec<u64> {
             Scalar::Bool(b) => b as u64,
             Scalar::Int(i) => i as u64,
             Scalar::Float(f) => f.to_bits(),
+            Scalar::Complex(re, im) => re.to_bits() ^ im.to_bits().rotate_left(32),
         })
         .collect()
 }

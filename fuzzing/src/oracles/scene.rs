@@ -12,7 +12,7 @@ use bcast_conformance::case::{Arg, Case};
 use bcast_engine::ops::{self, BinaryOp, CompareOp, Operand, UnaryOp};
 use bcast_engine::overlap::order_dependent;
 use bcast_engine::shape::infer_size;
-use bcast_engine::{kernels, Buffer, Result, Scalar, Storage, Tensor};
+use bcast_engine::{kernels, Result, Scalar, Storage, Tensor};
 use std::collections::BTreeMap;
 
 /// Storages and named strided views over them (a case without a call).
@@ -160,12 +160,7 @@ fn tensor_of(operand: Operand) -> Tensor {
 
 /// The bytes of a storage, little-endian, each element at its own width.
 pub fn storage_bytes(storage: &Storage) -> Vec<u8> {
-    match &*storage.read() {
-        Buffer::Bool(v) => v.iter().map(|&b| b as u8).collect(),
-        Buffer::Int64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::Float32(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-        Buffer::Float64(v) => v.iter().flat_map(|x| x.to_bits().to_le_bytes()).collect(),
-    }
+    storage.read().to_le_bytes()
 }
 
 /// Every storage's bytes, by name.

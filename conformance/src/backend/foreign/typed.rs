@@ -16,9 +16,10 @@ pub enum Typed {
 }
 
 impl Typed {
-    /// The elements of `values` as `dtype`.
-    pub fn new(dtype: DType, values: &[Num]) -> Typed {
-        match dtype {
+    /// The elements of `values` as `dtype`; an error for a dtype the foreign backends do not
+    /// hold (they have `bool`, `int64`, `float32` and `float64`).
+    pub fn new(dtype: DType, values: &[Num]) -> Result<Typed, String> {
+        Ok(match dtype {
             DType::Bool => Typed::Bool(values.iter().map(|v| v.to_f64() != 0.0).collect()),
             DType::Int64 => Typed::I64(
                 values
@@ -31,7 +32,8 @@ impl Typed {
             ),
             DType::Float32 => Typed::F32(values.iter().map(|v| v.to_f64() as f32).collect()),
             DType::Float64 => Typed::F64(values.iter().map(|v| v.to_f64()).collect()),
-        }
+            other => return Err(format!("the foreign backends hold no {other}")),
+        })
     }
 
     /// The elements as schema values.
@@ -62,7 +64,8 @@ pub fn typed_storages(case: &Case) -> Result<BTreeMap<String, Typed>, BackendFai
         .map(|(name, spec)| {
             let dtype = storage_dtype(spec).map_err(BackendFailure::bad_input)?;
             let values = storage_values(spec).map_err(BackendFailure::bad_input)?;
-            Ok((name.clone(), Typed::new(dtype, &values)))
+            let typed = Typed::new(dtype, &values).map_err(BackendFailure::bad_input)?;
+            Ok((name.clone(), typed))
         })
         .collect()
 }

@@ -1,0 +1,242 @@
+//! `float16` and `bfloat16`, written here (the engine has no dependencies): storage types that
+//! hold the bits, with torch's conversions to and from `f32`.
+//!
+//! torch's CPU kernels compute with these types in `float32` and round once per result
+//! (round to nearest, ties to even). A `float64` or an integer becomes one of them through
+//! `float32` first, as torch's `.to()` does, so it can be rounded twice.
+//!
+//! ```
+//! use bcast_engine::half::{BFloat16, Half};
+//! assert_eq!(Half::from_f32(65519.0).to_f32(), 65504.0);
+//! assert_eq!(Half::from_f32(65520.0).to_f32(), f32::INFINITY);
+//! assert_eq!(BFloat16::from_f32(1.0 + 1.0 / 256.0).to_f32(), 1.0);
+//! ```
+
+use std::fmt;
+
+/// `torch.float16` (IEEE binary16), as its bits.
+#[derive(Clone, Copy, Default)]
+#[repr(transparent)]
+pub struct Half(pub u16);
+
+/// `torch.bfloat16` (the top half of a binary32), as its bits.
+#[derive(Clone, Copy, Default)]
+#[repr(transparent)]
+pub struct BFloat16(pub u16);
+
+impl Half {
+    /// The bits.
+    pub fn to_bits(self) -> u16 {
+        self.0
+    }
+
+    /// From bits.
+    pub fn from_bits(bits: u16) -> Half {
+        Half(bits)
+    }
+
+    /// Rounds an `f32` to nearest, ties to even; NaN becomes the quiet NaN `0x7e00` with the
+    /// sign kept, as torch's conversion gives.
+    pub fn from_f32(x: f32) -> Half {
+        let bits = x.to_bits();
+        let sign = ((bits >> 16) & 0x8000) as u16;
+        let abs = bits & 0x7fff_ffff;
+        if abs > 0x7f80_0000 {
+            return Half(sign | 0x7e00);
+        }
+        if abs >= 0x4780_0000 {
+            // 65536 and above, infinity included.
+            return Half(sign | 0x7c00);
+        }
+        let e = (abs >> 23) as i32;
+        if e >= 113 {
+            // A normal half (2^-14 and above): rebias the exponent, round the mantissa.
+            let mant = abs & 0x007f_ffff;
+            let mut h = (((e - 112) as u32) << 10) | (mant >> 13);
+            let rem = mant & 0x1fff;
+            if rem > 0x1000 || (rem == 0x1000 && h & 1 == 1) {
+                h += 1; // a carry moves into the exponent, and to infinity past 65504
+            }
+            return Half(sign | h as u16);
+        }
+        if e < 102 {
+            // Below 2^-25: rounds to zero.
+            return Half(sign);
+        }
+        // A subnormal half: multiples of 2^-24.
+        let mant = (abs & 0x007f_ffff) | 0x0080_0000;
+        let shift = (126 - e) as u32;
+        let mut h = mant >> shift;
+        let rem = mant & ((1 << shift) - 1);
+        let halfway = 1 << (shift - 1);
+        if rem > halfway || (rem == halfway && h & 1 == 1) {
+            h += 1;
+        }
+        Half(sign | h as u16)
+    }
+
+    /// The exact `f32` value.
+    pub fn to_f32(self) -> f32 {
+        let h = self.0 as u32;
+        let sign = (h & 0x8000) << 16;
+        let exp = (h >> 10) & 0x1f;
+        let mant = h & 0x3ff;
+        let bits = if exp == 0x1f {
+            // Infinity or NaN (payload kept, quiet bit set as the hardware does).
+            sign | 0x7f80_0000 | (mant << 13) | if mant != 0 { 0x0040_0000 } else { 0 }
+        } else if exp != 0 {
+            sign | ((exp + 112) << 23) | (mant << 13)
+        } else if mant == 0 {
+            sign
+        } else {
+            // Subnormal: mant * 2^-24, exact in f32.
+            let v = mant as f32 * (1.0 / 16_777_216.0);
+            return if sign != 0 { -v } else { v };
+        };
+        f32::from_bits(bits)
+    }
+
+    /// `f64` → `float16` as torch converts it: through `f32` (two roundings).
+    pub fn from_f64(x: f64) -> Half {
+        Half::from_f32(x as f32)
+    }
+
+    /// Whether this is a NaN.
+    pub fn is_nan(self) -> bool {
+        self.0 & 0x7fff > 0x7c00
+    }
+}
+
+impl BFloat16 {
+    /// The bits.
+    pub fn to_bits(self) -> u16 {
+        self.0
+    }
+
+    /// From bits.
+    pub fn from_bits(bits: u16) -> BFloat16 {
+        BFloat16(bits)
+    }
+
+    /// Rounds an `f32` to nearest, ties to even; NaN becomes `0x7fc0` (c10's scalar
+    /// conversion; torch's vectorised one gives `0xffff`, so torch's own NaN bits depend on
+    /// the path).
+    pub fn from_f32(x: f32) -> BFloat16 {
+        if x.is_nan() {
+            return BFloat16(0x7fc0);
+        }
+        let bits = x.to_bits();
+        let bias = ((bits >> 16) & 1) + 0x7fff;
+        BFloat16((bits.wrapping_add(bias) >> 16) as u16)
+    }
+
+    /// The exact `f32` value.
+    pub fn to_f32(self) -> f32 {
+        f32::from_bits((self.0 as u32) << 16)
+    }
+
+    /// `f64` → `bfloat16` as torch converts it: through `f32` (two roundings).
+    pub fn from_f64(x: f64) -> BFloat16 {
+        BFloat16::from_f32(x as f32)
+    }
+
+    /// Whether this is a NaN.
+    pub fn is_nan(self) -> bool {
+        self.0 & 0x7fff > 0x7f80
+    }
+}
+
+impl fmt::Debug for Half {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.to_f32())
+    }
+}
+
+impl fmt::Debug for BFloat16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.to_f32())
+    }
+}
+
+impl fmt::Display for Half {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_f32())
+    }
+}
+
+impl fmt::Display for BFloat16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_f32())
+    }
+}
+
+/// Numeric equality, as for `f32`: `-0 == 0`, NaN is unequal to everything.
+impl PartialEq for Half {
+    fn eq(&self, other: &Half) -> bool {
+        self.to_f32() == other.to_f32()
+    }
+}
+
+/// Numeric equality, as for `f32`: `-0 == 0`, NaN is unequal to everything.
+impl PartialEq for BFloat16 {
+    fn eq(&self, other: &BFloat16) -> bool {
+        self.to_f32() == other.to_f32()
+    }
+}
+
+impl PartialOrd for Half {
+    fn partial_cmp(&self, other: &Half) -> Option<std::cmp::Ordering> {
+        self.to_f32().partial_cmp(&other.to_f32())
+    }
+}
+
+impl PartialOrd for BFloat16 {
+    fn partial_cmp(&self, other: &BFloat16) -> Option<std::cmp::Ordering> {
+        self.to_f32().partial_cmp(&other.to_f32())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_half_round_trips_through_f32() {
+        for bits in 0..=u16::MAX {
+            let h = Half(bits);
+            let back = Half::from_f32(h.to_f32());
+            if h.is_nan() {
+                assert!(back.is_nan());
+            } else {
+                assert_eq!(back.0, h.0, "{bits:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_bfloat16_round_trips_through_f32() {
+        for bits in 0..=u16::MAX {
+            let h = BFloat16(bits);
+            let back = BFloat16::from_f32(h.to_f32());
+            if h.is_nan() {
+                assert!(back.is_nan());
+            } else {
+                assert_eq!(back.0, h.0, "{bits:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn half_rounds_ties_to_even_and_subnormals() {
+        assert_eq!(Half::from_f32(1.0 + 1.0 / 2048.0).to_f32(), 1.0);
+        assert_eq!(
+            Half::from_f32(1.0 + 3.0 / 2048.0).to_f32(),
+            1.0 + 2.0 / 1024.0
+        );
+        let tiny = 2f32.powi(-24);
+        assert_eq!(Half::from_f32(tiny).0, 1);
+        assert_eq!(Half::from_f32(tiny / 2.0).0, 0);
+        assert_eq!(Half::from_f32(tiny * 1.5).0, 2);
+        assert_eq!(Half::from_f32(-0.0).0, 0x8000);
+    }
+}

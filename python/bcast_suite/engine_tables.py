@@ -1,0 +1,301 @@
+"""Tables of torch 2.13.0's CPU behaviour that the engine's own tests read
+(engine/tests/data/*.json): one function per table; `python -m bcast_suite.engine_tables`
+regenerates them all.
+
+Tensors are written as {"dtype", "shape", "hex"}: the little-endian bytes of a contiguous
+tensor (`t.contiguous().view(torch.uint8)`), so every value, NaN payloads and -0.0 included,
+travels exactly.
+"""
+
+import json
+import math
+import os
+import sys
+
+import torch
+
+DTYPES = [
+    "bool", "uint8", "int8", "int16", "int32", "int64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+]
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "engine", "tests", "data")
+
+
+def dt(name):
+    return getattr(torch, name)
+
+
+def enc(t):
+    """A tensor as {"dtype", "shape", "hex"}."""
+    t = t.detach().contiguous()
+    raw = t.reshape(-1).view(torch.uint8) if t.numel() else torch.empty(0, dtype=torch.uint8)
+    return {"dtype": str(t.dtype).removeprefix("torch."), "shape": list(t.shape),
+            "hex": bytes(raw.tolist()).hex()}
+
+
+INT_RANGES = {
+    "uint8": (0, 255), "int8": (-128, 127), "int16": (-32768, 32767),
+    "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1),
+}
+INT_EDGES = [0, 1, -1, 2, 7, -7, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769,
+             65504, 65519, 65520, 65535, 2049, 2**24 + 1, 2**25 + 2**17 + 1, 2**31 - 1, -2**31,
+             2**31, 2**53 + 1, 2**62 + 2**38 + 1, 2**63 - 1, -2**63]
+FLOAT_EDGES = [0.0, -0.0, 0.5, -0.5, 1.0, -1.5, 2.5, 3.5, 0.1, 1 / 3, 127.5, 255.9, 256.0,
+               -128.7, -129.0, 300.0, -300.0, 65504.0, 65519.99, 65520.0, 70000.0, 1e10, -1e10,
+               3e9, -3e9, 2.0**31, -2.0**31, 2.0**63, -2.0**63, 1e20, 1e30, 3.5e38, -3.5e38, 1e300,
+               1e-8, -1e-8, 1e-40, 5.96e-8, 2.98e-8, 1e-300,
+               1 + 2**-11 + 2**-40, 1 + 2**-8 + 2**-40, 1 + 2**-24 + 2**-60,
+               float("nan"), float("inf"), float("-inf")]
+
+
+def edge_tensor(name):
+    """The edge values of one dtype, as a tensor of it."""
+    if name == "bool":
+        return torch.tensor([False, True])
+    if name in INT_RANGES:
+        lo, hi = INT_RANGES[name]
+        return torch.tensor([v for v in INT_EDGES if lo <= v <= hi], dtype=dt(name))
+    if name.startswith("complex"):
+        reals = FLOAT_EDGES
+        imags = [0.0, -0.0, 1.0, -2.5, float("nan"), float("inf"), 1e-40, 1e300]
+        vals = [complex(r, imags[i % len(imags)]) for i, r in enumerate(reals)]
+        vals += [complex(0.0, v) for v in [1.0, float("nan"), -0.0]]
+        return torch.tensor(vals, dtype=torch.complex128).to(dt(name))
+    return torch.tensor(FLOAT_EDGES, dtype=torch.float64).to(dt(name))
+
+
+def cast_table():
+    """`src.to(dst)` for every pair of dtypes on edge values of `src`: the result of a long
+    tensor (torch's vectorised loops), and, where it differs, of each element alone."""
+    rows = []
+    for s in DTYPES:
+        x = edge_tensor(s)
+        for d in DTYPES:
+            # 9 copies: long enough for every vectorised loop, with a scalar tail.
+            long = x.repeat(9).to(dt(d))[: x.numel()]
+            alone = torch.cat([x[i:i + 1].to(dt(d)) for i in range(x.numel())])
+            row = {"src": s, "dst": d, "input": enc(x), "output": enc(long)}
+            if enc(alone)["hex"] != row["output"]["hex"]:
+                row["output_alone"] = enc(alone)
+            rows.append(row)
+    return {"torch": torch.__version__, "rows": rows}
+
+
+def num_json(v):
+    """A Python number as the Rust tests read it."""
+    if isinstance(v, bool):
+        return {"bool": v}
+    if isinstance(v, int):
+        return {"int": v}
+    if isinstance(v, float):
+        return {"float": repr(v)}
+    return {"complex": [repr(v.real), repr(v.imag)]}
+
+
+def operand_json(o):
+    if isinstance(o, torch.Tensor):
+        return {"dtype": str(o.dtype).removeprefix("torch."), "ndim": o.dim()}
+    return {"number": num_json(o)}
+
+
+def promotion_operands():
+    """Dimensioned tensors, 0-d tensors and Python numbers of every kind."""
+    ops = [torch.ones(2, dtype=dt(d)) for d in DTYPES]
+    ops += [torch.tensor(1, dtype=dt(d)) for d in DTYPES]
+    ops += [True, 2, -1, 2.5, 1j]
+    return ops
+
+
+def result_type_table():
+    """`torch.result_type(a, b)` for every pair of operands (dimensioned, 0-d, number; not two
+    numbers), and three operands through `torch.addcmul`'s promotion on a seeded sample of
+    tensor triples."""
+    import random
+    rows = []
+    ops = promotion_operands()
+    for a in ops:
+        for b in ops:
+            if not isinstance(a, torch.Tensor) and not isinstance(b, torch.Tensor):
+                continue
+            r = torch.result_type(a, b)
+            rows.append({"operands": [operand_json(a), operand_json(b)],
+                         "result": str(r).removeprefix("torch.")})
+    tensors = [o for o in ops if isinstance(o, torch.Tensor)]
+    rng = random.Random(7)
+    triples = 0
+    while triples < 600:
+        t = [rng.choice(tensors) for _ in range(3)]
+        try:
+            r = torch.addcmul(*t).dtype
+        except (RuntimeError, TypeError):
+            continue
+        triples += 1
+        rows.append({"operands": [operand_json(x) for x in t],
+                     "result": str(r).removeprefix("torch.")})
+    # promote_types and can_cast on every pair of dtypes.
+    for a in DTYPES:
+        for b in DTYPES:
+            rows.append({"promote_types": [a, b],
+                         "result": str(torch.promote_types(dt(a), dt(b))).removeprefix("torch."),
+                         "can_cast": torch.can_cast(dt(a), dt(b))})
+    return {"torch": torch.__version__, "rows": rows}
+
+
+OP_VALUES = {
+    "bool": [False, True, True, False, True, False, True, True],
+    "uint8": [0, 1, 2, 5, 7, 100, 200, 255],
+    "int8": [0, 1, -1, 5, -7, 100, 127, -128],
+    "int16": [0, 1, -1, 5, -7, 300, 32767, -32768],
+    "int32": [0, 1, -1, 5, -7, 70000, 2**31 - 1, -2**31],
+    "int64": [0, 1, -1, 5, -7, 70000, 2**63 - 1, -2**63],
+}
+FLOAT_OP_VALUES = [0.0, -0.0, 1.5, -2.25, 3.0, 0.1, 60000.0, -7.0]
+COMPLEX_OP_VALUES = [0j, complex(-0.0, 1.0), 1.5 - 2j, -2.25 + 0.5j, 3.0 + 0j, 0.1 + 0.2j,
+                     complex(60000.0, -1.0), -7 - 7j]
+
+
+def op_values(name, second=False):
+    """Eight values of a dtype; the second operand's are reordered, with no zero in front."""
+    if name in OP_VALUES:
+        v = OP_VALUES[name]
+    elif name.startswith("complex"):
+        v = COMPLEX_OP_VALUES
+    else:
+        v = FLOAT_OP_VALUES
+    t = torch.tensor(v, dtype=torch.complex128 if name.startswith("complex") else None).to(dt(name))
+    if second:
+        t = t.flip(0)[:4]
+    return t
+
+
+def outcome(f):
+    """The result of `f()` as a tensor, or torch's error."""
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 - every error class is recorded
+        return {"error": type(e).__name__, "message": str(e)}
+    return {"tensor": enc(r)}
+
+
+def operand(x):
+    return {"tensor": enc(x)} if isinstance(x, torch.Tensor) else {"number": num_json(x)}
+
+
+BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder"]
+COMPARE = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
+UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
+         "sign", "reciprocal", "logical_not"]
+
+
+def elementwise_table():
+    """Element-wise ops over the twelve dtypes on small inputs: each binary and comparison op on
+    every dtype with itself ((2, 4) with (4,)), with Python numbers, on a sample of mixed pairs;
+    each unary op on every dtype; in place and `out=`; `where`."""
+    import random
+    rng = random.Random(11)
+    rows = []
+
+    def row(op, args, f, **extra):
+        rows.append({"op": op, "args": [operand(a) for a in args], **extra, "outcome": outcome(f)})
+
+    for d in DTYPES:
+        a, b = op_values(d).reshape(2, 4), op_values(d, second=True)
+        for op in BINARY + COMPARE:
+            row(op, [a, b], lambda: getattr(torch, op)(a, b))
+        for op in UNARY:
+            row(op, [a], lambda: getattr(torch, op)(a))
+        for n in [True, 2, -1, 3.5, 1 - 2j]:
+            for op in ["add", "sub", "mul", "div", "pow", "remainder", "eq", "lt"]:
+                row(op, [a, n], lambda: getattr(torch, op)(a, n))
+        for n in [2, 0.5]:
+            for op in ["add", "sub"]:
+                row(op, [a, b], lambda: getattr(torch, op)(a, b, alpha=n), alpha=num_json(n))
+        row("pow", [2, a], lambda: torch.pow(2, a))
+        # Numbers the dtype cannot hold exactly (torch's kernels may keep them wider).
+        for n in [0.1, 1e-5, 70000.0, 300]:
+            for op in ["add", "mul", "div", "sub", "maximum"]:
+                if op == "maximum":
+                    t = torch.tensor(n)
+                    row(op, [a, t], lambda: torch.maximum(a, t))
+                else:
+                    row(op, [a, n], lambda: getattr(torch, op)(a, n))
+        row("add", [a, b], lambda: torch.add(a, b, alpha=0.1), alpha=num_json(0.1))
+        zero = torch.zeros(4, dtype=dt(d))
+        row("remainder", [a, zero], lambda: torch.remainder(a, zero))
+        row("div", [a, zero], lambda: torch.div(a, zero))
+        # In place, and into an output of every dtype.
+        for op in ["add", "mul", "div", "maximum"]:
+            for o in DTYPES:
+                x = a.to(dt(o))
+                row(op, [x, b], lambda: getattr(x.clone(), op + "_")(b) if op != "maximum"
+                    else torch.maximum(x, b, out=x.clone()), inplace=op != "maximum",
+                    out_of=0 if op == "maximum" else None)
+        for o in DTYPES:
+            out = torch.empty(0, dtype=dt(o))
+            row("add", [a, b], lambda: torch.add(a, b, out=out), out=o)
+            row("eq", [a, b], lambda: torch.eq(a, b, out=out), out=o)
+            row("neg", [a], lambda: torch.neg(a, out=out), out=o)
+            row("sqrt", [a], lambda: torch.sqrt(a, out=out), out=o)
+    for _ in range(150):
+        d1, d2 = rng.choice(DTYPES), rng.choice(DTYPES)
+        a, b = op_values(d1).reshape(2, 4), op_values(d2, second=True)
+        if rng.random() < 0.3:
+            b = b[0].clone()  # a 0-d tensor
+        op = rng.choice(BINARY + COMPARE)
+        row(op, [a, b], lambda: getattr(torch, op)(a, b))
+    for _ in range(60):
+        d1, d2 = rng.choice(DTYPES), rng.choice(DTYPES)
+        c = torch.tensor([True, False, True, False])
+        a, b = op_values(d1).reshape(2, 4), op_values(d2, second=True)
+        row("where", [c, a, b], lambda: torch.where(c, a, b))
+    for r in rows:
+        if r.get("out_of") is None:
+            r.pop("out_of", None)
+    return {"torch": torch.__version__, "rows": rows}
+
+
+def reduce_table():
+    """Reductions over the twelve dtypes: `sum` (with and without `dtype=`), `mean`, `amax`,
+    `amin`, `var`, `std`, over every dim and over dim 1, on the ops table's values; long sums
+    of the half types (float32 accumulation)."""
+    rows = []
+
+    def row(op, x, f, **kw):
+        rows.append({"op": op, "args": [operand(x)], **kw, "outcome": outcome(f)})
+
+    for d in DTYPES:
+        x = op_values(d).reshape(2, 4)
+        for dims in [[], [1]]:
+            for op in ["sum", "mean", "amax", "amin", "var", "std"]:
+                row(op, x, lambda: getattr(torch, op)(x, dim=dims or None), dims=dims)
+            for o in ["int64", "float64", "complex64", "float16"]:
+                row("sum", x, lambda: torch.sum(x, dim=dims or None, dtype=dt(o)), dims=dims,
+                    dtype=o)
+            row("mean", x, lambda: torch.mean(x, dim=dims or None, dtype=torch.float64),
+                dims=dims, dtype="float64")
+    for d in ["float16", "bfloat16"]:
+        x = torch.ones(5000, dtype=dt(d))
+        row("sum", x, lambda: torch.sum(x), dims=[])
+        row("mean", x, lambda: torch.mean(x), dims=[])
+    return {"torch": torch.__version__, "rows": rows}
+
+
+TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table,
+          "reduce": reduce_table}
+
+
+def main(names):
+    import warnings
+    warnings.simplefilter("ignore")
+    os.makedirs(DATA, exist_ok=True)
+    for name in names or TABLES:
+        table = TABLES[name]()
+        path = os.path.join(DATA, f"{name}.json")
+        with open(path, "w") as f:
+            json.dump(table, f, separators=(",", ":"))
+            f.write("\n")
+        print(f"{path}: {len(table['rows'])} rows")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
