@@ -29,17 +29,17 @@ pub fn engine_dtype(dtype: bcast_case::DType) -> Option<DType> {
     use bcast_case::DType as Schema;
     match dtype {
         Schema::Bool => Some(DType::Bool),
-        Schema::UInt8 => None,
-        Schema::Int8 => None,
-        Schema::Int16 => None,
-        Schema::Int32 => None,
+        Schema::UInt8 => Some(DType::UInt8),
+        Schema::Int8 => Some(DType::Int8),
+        Schema::Int16 => Some(DType::Int16),
+        Schema::Int32 => Some(DType::Int32),
         Schema::Int64 => Some(DType::Int64),
-        Schema::Float16 => None,
-        Schema::BFloat16 => None,
+        Schema::Float16 => Some(DType::Float16),
+        Schema::BFloat16 => Some(DType::BFloat16),
         Schema::Float32 => Some(DType::Float32),
         Schema::Float64 => Some(DType::Float64),
-        Schema::Complex64 => None,
-        Schema::Complex128 => None,
+        Schema::Complex64 => Some(DType::Complex64),
+        Schema::Complex128 => Some(DType::Complex128),
         // bcast_case::DType is non-exhaustive: a dtype of a later schema is not the engine's
         // until it is mapped above.
         _ => None,
@@ -51,7 +51,8 @@ pub fn engine_dtype(dtype: bcast_case::DType) -> Option<DType> {
 /// ```
 /// use bcast_conformance::case::engine_dtypes;
 /// let names: Vec<&str> = engine_dtypes().iter().map(|d| d.name()).collect();
-/// assert!(names.contains(&"float64") && !names.contains(&"bfloat16"));
+/// assert!(names.contains(&"float64") && names.contains(&"bfloat16"));
+/// assert_eq!(names.len(), bcast_case::DType::ALL.len());
 /// ```
 pub fn engine_dtypes() -> Vec<bcast_case::DType> {
     bcast_case::DType::ALL
@@ -76,7 +77,9 @@ pub fn unsupported_dtype(dtype: bcast_case::DType) -> String {
 /// let spec: StorageSpec = serde_json::from_str(r#"{"dtype": "int64", "values": [1]}"#).unwrap();
 /// assert_eq!(storage_dtype(&spec), Ok(bcast_engine::DType::Int64));
 /// let spec: StorageSpec = serde_json::from_str(r#"{"dtype": "complex64", "values": [[1, 2]]}"#).unwrap();
-/// assert_eq!(storage_dtype(&spec).unwrap_err(), "the reference engine does not support dtype complex64");
+/// assert_eq!(storage_dtype(&spec), Ok(bcast_engine::DType::Complex64));
+/// let spec: StorageSpec = serde_json::from_str(r#"{"dtype": "float8", "values": [1]}"#).unwrap();
+/// assert!(storage_dtype(&spec).is_err());
 /// ```
 pub fn storage_dtype(spec: &StorageSpec) -> Result<DType, String> {
     let dtype = bcast_case::storage_dtype(spec)?;
@@ -106,9 +109,7 @@ impl NumScalar for Num {
             Num::Bool(b) => Scalar::Bool(b),
             Num::Int(i) => Scalar::Int(i),
             Num::Float(f) => Scalar::Float(f),
-            // Only a complex storage holds complex values (validate_case), and the engine
-            // builds none yet (engine_dtype); its real part, as torch casts complex to real.
-            Num::Complex(re, _) => Scalar::Float(re),
+            Num::Complex(re, im) => Scalar::Complex(re, im),
         }
     }
 
@@ -117,9 +118,7 @@ impl NumScalar for Num {
             Scalar::Bool(b) => Num::Bool(b),
             Scalar::Int(i) => Num::Int(i),
             Scalar::Float(f) => Num::Float(f),
-            // The schema has no complex numbers yet: a real-valued complex is its real part,
-            // any other NaN (no schema dtype holds it, so it never matches torch's value).
-            Scalar::Complex(re, im) => Num::Float(if im == 0.0 { re } else { f64::NAN }),
+            Scalar::Complex(re, im) => Num::Complex(re, im),
         }
     }
 

@@ -29,8 +29,6 @@ pub trait Real:
     fn ln(self) -> Self;
     /// The square root.
     fn sqrt(self) -> Self;
-    /// `self * a + b` rounded once (a fused multiply-add), as torch's vectorised `fmadd`.
-    fn mul_add(self, a: Self, b: Self) -> Self;
     /// The sine.
     fn sin(self) -> Self;
     /// The cosine.
@@ -74,9 +72,6 @@ macro_rules! real {
             }
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
-            }
-            fn mul_add(self, a: Self, b: Self) -> Self {
-                <$t>::mul_add(self, a, b)
             }
             fn sin(self) -> Self {
                 <$t>::sin(self)

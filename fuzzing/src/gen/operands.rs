@@ -6,9 +6,14 @@ use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Num};
 use bcast_engine::DType;
 
+/// The dtypes the generators draw: schema version 1's, so that the corpus (`fixtures/torch`)
+/// and `bcast diff --seed N` keep drawing the cases they drew. The other eight dtypes of the
+/// schema and the engine are not drawn yet (their cases are in `fixtures/regressions`).
+pub const GEN_DTYPES: [DType; 4] = [DType::Bool, DType::Int64, DType::Float32, DType::Float64];
+
 /// A dtype, uniformly.
 pub fn random_dtype(u: &mut Unstructured) -> GenResult<DType> {
-    u.choose(&DType::ALL).copied()
+    u.choose(&GEN_DTYPES).copied()
 }
 
 /// A Python number: a bool, an int or a float, often an edge value (0, -0.0, NaN, infinities,

@@ -4,7 +4,6 @@
 use super::{broadcast_partner, random_shape, CaseBuilder, GenResult, ShapeLimits};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case, IndexItem, Num};
-use bcast_engine::DType;
 
 /// A size or dim argument: usually valid, sometimes one of the edge values torch must reject.
 fn edge_or(u: &mut Unstructured, valid: i64, edges: &[i64]) -> GenResult<i64> {
@@ -37,7 +36,7 @@ fn dim_arg(u: &mut Unstructured, ndim: usize) -> GenResult<i64> {
 pub fn expand_case(u: &mut Unstructured) -> GenResult<Case> {
     let mut b = CaseBuilder::default();
     let shape = random_shape(u, ShapeLimits::default())?;
-    let dtype = *u.choose(&DType::ALL)?;
+    let dtype = *u.choose(&super::operands::GEN_DTYPES)?;
     let x = b.view(u, dtype, &shape, true)?;
     let mut target = Vec::with_capacity(shape.len() + 2);
     for &s in &shape {
@@ -115,7 +114,7 @@ pub fn broadcast_tensors_case(u: &mut Unstructured) -> GenResult<Case> {
         } else {
             broadcast_partner(u, &first, 10)?
         };
-        let dtype = *u.choose(&DType::ALL)?;
+        let dtype = *u.choose(&super::operands::GEN_DTYPES)?;
         names.push(b.view(u, dtype, &shape, true)?);
     }
     // Varargs only: torch.broadcast_tensors([a, b]) is a Python binding TypeError, not broadcasting.
@@ -157,7 +156,7 @@ pub fn view_op_case(u: &mut Unstructured) -> GenResult<Case> {
     let mut b = CaseBuilder::default();
     let shape = random_shape(u, ShapeLimits::default())?;
     let ndim = shape.len();
-    let dtype = *u.choose(&DType::ALL)?;
+    let dtype = *u.choose(&super::operands::GEN_DTYPES)?;
     let x = b.view(u, dtype, &shape, true)?;
     let numel: usize = shape.iter().product();
     let t = Arg::Tensor(x.clone());

@@ -150,11 +150,11 @@ pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
 /// Whether two storage snapshots hold the same values (NaN equals NaN).
 fn same_values(a: &[bcast_engine::Scalar], b: &[bcast_engine::Scalar]) -> bool {
     use bcast_engine::Scalar;
+    let same = |p: f64, q: f64| p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan());
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| match (x, y) {
-            (Scalar::Float(p), Scalar::Float(q)) => {
-                p.to_bits() == q.to_bits() || (p.is_nan() && q.is_nan())
-            }
+            (Scalar::Float(p), Scalar::Float(q)) => same(*p, *q),
+            (Scalar::Complex(pr, pi), Scalar::Complex(qr, qi)) => same(*pr, *qr) && same(*pi, *qi),
             _ => x == y,
         })
 }

@@ -36,8 +36,20 @@ pub fn kind_of(dtype: DType) -> Kind {
         DType::Int64 => Kind::Int64,
         DType::Float32 => Kind::Float,
         DType::Float64 => Kind::Double,
+        DType::UInt8 => Kind::Uint8,
+        DType::Int8 => Kind::Int8,
+        DType::Int16 => Kind::Int16,
+        DType::Int32 => Kind::Int,
+        DType::Float16 => Kind::Half,
+        DType::BFloat16 => Kind::BFloat16,
+        DType::Complex64 => Kind::ComplexFloat,
+        DType::Complex128 => Kind::ComplexDouble,
     }
 }
+
+/// The dtypes this backend builds inputs of and reads results in today: schema version 1's.
+/// The other eight are skipped (values of half and complex dtypes are not read out yet).
+pub const TCH_DTYPES: [DType; 4] = [DType::Bool, DType::Int64, DType::Float32, DType::Float64];
 
 /// The dtype of a tch kind, if the schema has it.
 pub fn dtype_of(kind: Kind) -> Option<DType> {
@@ -76,6 +88,11 @@ pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> 
             let v: Vec<f64> = values.iter().map(|n| num_to_f64(*n)).collect();
             Tensor::f_from_slice(&v)
         }
+        // Not in TCH_DTYPES: the capabilities skip such cases before they get here.
+        other => Err(TchError::Kind(format!(
+            "the tch backend does not build {} storages yet",
+            other.name()
+        ))),
     }
 }
 

@@ -314,8 +314,8 @@ impl TchBackend {
         Ok(TchBackend {
             capabilities: Capabilities {
                 ops: Some(ops()),
-                // Inputs are built through the engine's dtypes (inputs.rs).
-                dtypes: crate::case::engine_dtypes()
+                // The dtypes inputs.rs builds and reads (TCH_DTYPES).
+                dtypes: inputs::TCH_DTYPES
                     .iter()
                     .map(|d| d.name().to_string())
                     .collect(),
