@@ -162,6 +162,20 @@ fn snapshot_name(text: &str, taken: &mut BTreeMap<String, usize>) -> String {
     }
 }
 
+/// torch's messages for errors the fixture schema cannot express, from the engine's
+/// torch-written table `engine/tests/data/api_messages.json`.
+fn api_only_messages() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/tests/data/api_messages.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let table: serde_json::Value = serde_json::from_str(&text).expect("the table is JSON");
+    table["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|row| row["message"].as_str().map(String::from))
+        .collect()
+}
+
 #[test]
 fn every_engine_message_is_covered_by_torch_and_snapshotted() {
     let (templates, dynamic) = engine_templates();
@@ -192,8 +206,19 @@ fn every_engine_message_is_covered_by_torch_and_snapshotted() {
     let mut uncovered = Vec::new();
     let mut names = BTreeMap::new();
     let mut report = Vec::new();
+    let api_only = api_only_messages();
     for (t, matching) in templates.iter().zip(&assigned) {
         let Some(first) = matching.first() else {
+            // A message only the Rust API can reach (an argument the schema cannot write) is
+            // covered by torch's text in the engine's table, which `engine/tests/api_messages.rs`
+            // checks the engine against.
+            if let Some(m) = api_only.iter().find(|m| t.pattern.is_match(m)) {
+                report.push(format!(
+                    "   api  {}  {}  (engine/tests/data/api_messages.json: {m})",
+                    t.place, t.text
+                ));
+                continue;
+            }
             uncovered.push(format!("{} ({}): {}", t.place, t.kind, t.text));
             continue;
         };

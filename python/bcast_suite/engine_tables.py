@@ -280,8 +280,25 @@ def reduce_table():
     return {"torch": torch.__version__, "rows": rows}
 
 
+def api_messages_table():
+    """Errors the engine's Rust API can raise from arguments the fixture schema cannot write
+    (a Python complex number as `alpha`), as torch raises them: conformance/tests/messages.rs
+    counts these rows as the torch text of those messages, engine/tests/api_messages.rs checks
+    the engine against them."""
+    calls = [
+        ("add", "float32", 1j),
+        ("sub", "int64", 2j),
+    ]
+    rows = []
+    for op, dtype, alpha in calls:
+        a = torch.ones(2, dtype=dt(dtype))
+        rows.append({"op": op, "dtype": dtype, "alpha": [alpha.real, alpha.imag],
+                     **outcome(lambda: getattr(torch, op)(a, a, alpha=alpha))})
+    return {"torch": torch.__version__.split("+")[0], "rows": rows}
+
+
 TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table,
-          "reduce": reduce_table}
+          "reduce": reduce_table, "api_messages": api_messages_table}
 
 
 def main(names):

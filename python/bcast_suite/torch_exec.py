@@ -16,10 +16,10 @@ DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
 EXCEPTION_CLASSES = ("IndexError", "ValueError", "TypeError", "NotImplementedError", "RuntimeError")
 
 
-def build(case):
-    """The case's storages (1-d tensors) and its named views over them."""
+def build(case, device="cpu"):
+    """The case's storages (1-d tensors on `device`) and its named views over them."""
     return kit.build(case,
-                     lambda dtype, values: torch.tensor(values, dtype=TORCH_DTYPES[dtype]),
+                     lambda dtype, values: torch.tensor(values, dtype=TORCH_DTYPES[dtype], device=device),
                      lambda base, shape, strides, offset: base.as_strided(shape, strides, offset))
 
 
@@ -78,9 +78,10 @@ def describe(result, storages):
     raise FixtureError(f"cannot describe a result of type {type(result).__name__}")
 
 
-def run_case(case):
-    """The outcome of a case in torch: {"ok": {...}} or {"error": {"type", "message"}}."""
-    storages, tensors = build(case)
+def run_case(case, device="cpu"):
+    """The outcome of a case in torch: {"ok": {...}} or {"error": {"type", "message"}}; the
+    labels are made on the CPU, and the PyTorch adapter may run them on another device."""
+    storages, tensors = build(case, device)
     before = {name: values_of(s) for name, s in storages.items()}
     try:
         with warnings.catch_warnings(record=True) as caught:
