@@ -305,9 +305,13 @@ impl TchBackend {
     /// ```no_run
     /// use bcast_conformance::backend::tch::TchBackend;
     /// use bcast_conformance::backend::Backend;
-    /// use bcast_fuzzing::gen::{find_family, generate};
+    /// use bcast_conformance::case::Case;
+    /// let case: Case = serde_json::from_str(r#"{"id": "t",
+    ///   "storages": {"a": {"dtype": "float32", "values": [1.0, 2.0]}},
+    ///   "tensors": {"x": {"storage": "a", "shape": [2], "strides": [1]}},
+    ///   "call": {"fn": "Tensor.expand", "args": [{"tensor": "x"}, {"ints": [3, 2]}]}}"#).unwrap();
     /// let mut torch = TchBackend::new().unwrap();
-    /// let outcome = torch.run(&generate(find_family("expand").unwrap(), 1, 0)).unwrap();
+    /// let outcome = torch.run(&case).unwrap();
     /// ```
     pub fn new() -> Result<TchBackend, String> {
         check_throw_hook()?;
