@@ -5,8 +5,8 @@
 //! PyTorch adapter when a python with torch is at hand (`FallbackOracle`).
 
 use bcast_conformance::backend::reference::ReferenceBackend;
-use bcast_conformance::backend::registry::{adapters_dir, default_python, AdapterLimits};
-use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
+use bcast_conformance::backend::registry::{default_python, python_adapter, AdapterLimits};
+use bcast_conformance::backend::subprocess::SubprocessBackend;
 use bcast_conformance::backend::tch::{torch_version, TchBackend};
 use bcast_conformance::backend::Backend;
 use bcast_conformance::case::fixture_json;
@@ -234,15 +234,7 @@ fn python_torch(python: Option<PathBuf>) -> Option<SubprocessBackend> {
         eprintln!("note: no python with torch (--python, $BCAST_PYTHON or the venv): Python-only calls count as unsupported");
         return None;
     };
-    let limits = AdapterLimits::default();
-    let script = adapters_dir().join("torch_adapter.py");
-    let backend = SubprocessBackend::new(AdapterConfig {
-        command: vec![python.display().to_string(), script.display().to_string()],
-        case_timeout: limits.case,
-        handshake_timeout: limits.handshake,
-        max_failed_starts: 3,
-        max_line_bytes: limits.max_line_bytes,
-    });
+    let backend = python_adapter(&python, "torch_adapter.py", AdapterLimits::default());
     match backend.start_error() {
         Some(why) => {
             eprintln!("note: the PyTorch adapter did not start ({why}): Python-only calls count as unsupported");

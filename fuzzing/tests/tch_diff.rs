@@ -5,8 +5,8 @@
 #![cfg(feature = "torch")]
 
 use bcast_conformance::backend::reference::ReferenceBackend;
-use bcast_conformance::backend::registry::{adapters_dir, default_python, AdapterLimits};
-use bcast_conformance::backend::subprocess::{AdapterConfig, SubprocessBackend};
+use bcast_conformance::backend::registry::{default_python, python_adapter, AdapterLimits};
+use bcast_conformance::backend::subprocess::SubprocessBackend;
 use bcast_conformance::backend::tch::{run_tch, TchBackend};
 use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
 use bcast_conformance::case::{load_paths, validate_case, Case, Outcome, ResultValue};
@@ -57,15 +57,7 @@ fn python_torch() -> Option<SubprocessBackend> {
         eprintln!("no venv python: the Python side of the differential is not tested here");
         return None;
     };
-    let script = adapters_dir().join("torch_adapter.py");
-    let limits = AdapterLimits::default();
-    let backend = SubprocessBackend::new(AdapterConfig {
-        command: vec![python.display().to_string(), script.display().to_string()],
-        case_timeout: limits.case,
-        handshake_timeout: limits.handshake,
-        max_failed_starts: 3,
-        max_line_bytes: limits.max_line_bytes,
-    });
+    let backend = python_adapter(&python, "torch_adapter.py", AdapterLimits::default());
     assert_eq!(backend.start_error(), None, "the PyTorch adapter starts");
     Some(backend)
 }

@@ -188,6 +188,19 @@ pub fn adapters_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/adapters")
 }
 
+/// The adapter `scripts/adapters/SCRIPT` run by `python`, started (see
+/// [`SubprocessBackend::start_error`] for whether it said hello).
+pub fn python_adapter(python: &Path, script: &str, timeouts: AdapterLimits) -> SubprocessBackend {
+    let path = adapters_dir().join(script);
+    SubprocessBackend::new(AdapterConfig {
+        command: vec![python.display().to_string(), path.display().to_string()],
+        case_timeout: timeouts.case,
+        handshake_timeout: timeouts.handshake,
+        max_failed_starts: 3,
+        max_line_bytes: timeouts.max_line_bytes,
+    })
+}
+
 /// Every implementation available here: the in-process backends compiled in, and the Python
 /// adapters when a python is found for them (see [`python_for_adapter`]) and they start. The
 /// second list says what is absent and why.
@@ -220,16 +233,7 @@ pub fn available_implementations(
             absent.push(format!("{script} (no python: {how})"));
             continue;
         };
-        let path = adapters_dir().join(script);
-        let command = vec![python.display().to_string(), path.display().to_string()];
-        let config = AdapterConfig {
-            command,
-            case_timeout: timeouts.case,
-            handshake_timeout: timeouts.handshake,
-            max_failed_starts: 3,
-            max_line_bytes: timeouts.max_line_bytes,
-        };
-        let backend = SubprocessBackend::new(config);
+        let backend = python_adapter(&python, script, timeouts);
         match backend.start_error() {
             Some(why) => absent.push(format!("{script} ({why})")),
             None => found.push(Implementation {
