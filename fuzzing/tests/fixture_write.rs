@@ -1,7 +1,7 @@
 //! Fixture files written by `fixture_json` load back case for case.
 
 use bcast_conformance::backend::reference::run_reference;
-use bcast_conformance::case::{fixture_json, load_file, FixtureFile};
+use bcast_conformance::case::{fixture_json, load_file, schema_for, FixtureFile};
 use bcast_fuzzing::gen::{find_family, generate};
 
 #[test]
@@ -15,7 +15,7 @@ fn written_files_load_back_case_for_case() {
         })
         .collect();
     let file = FixtureFile {
-        schema: 1,
+        schema: schema_for(&cases),
         torch_version: Some("2.13.0".into()),
         generator: Some("test \"quoted\"".into()),
         cases: cases.clone(),

@@ -54,6 +54,9 @@ def values_of(t):
 
 
 def describe_tensor(t, storages):
+    if t.dtype not in DTYPE_NAMES:
+        # complex32, which a half-precision tensor and a complex 0-d tensor promote to.
+        raise kit.Unsupported(f"a {t.dtype} result, which the schema has no dtype for")
     ptr = t.untyped_storage().data_ptr()
     owner = None
     for name, base in storages.items():

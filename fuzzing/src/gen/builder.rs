@@ -29,38 +29,48 @@ pub struct CaseBuilder {
     tolerance: Option<Tolerance>,
 }
 
-/// Values worth trying at the edges of each dtype.
+/// Values worth trying at the edges of each dtype, each exact in it.
 fn edge_values(dtype: DType) -> Vec<Num> {
-    match dtype {
-        DType::Bool => vec![Num::Bool(true), Num::Bool(false)],
-        DType::Int64 => vec![
+    let ints = |min: i64, max: i64| {
+        vec![
             Num::Int(0),
             Num::Int(-1),
-            Num::Int(i64::MAX),
-            Num::Int(i64::MIN),
+            Num::Int(min),
+            Num::Int(max),
             Num::Int(7),
-        ],
-        DType::UInt8 => vec![Num::Int(0), Num::Int(255), Num::Int(7)],
-        DType::Int8 | DType::Int16 | DType::Int32 => vec![
-            Num::Int(0),
-            Num::Int(-1),
-            Num::Int(-128),
-            Num::Int(127),
-            Num::Int(7),
-        ],
-        DType::Float16
-        | DType::BFloat16
-        | DType::Float32
-        | DType::Float64
-        | DType::Complex64
-        | DType::Complex128 => vec![
+        ]
+    };
+    let floats = |huge: f64| {
+        vec![
             Num::Float(f64::NAN),
             Num::Float(f64::INFINITY),
             Num::Float(f64::NEG_INFINITY),
             Num::Float(-0.0),
             Num::Float(0.0),
-            Num::Float(1e30),
+            Num::Float(huge),
             Num::Float(-2.5),
+        ]
+    };
+    match dtype {
+        DType::Bool => vec![Num::Bool(true), Num::Bool(false)],
+        DType::UInt8 => vec![Num::Int(0), Num::Int(255), Num::Int(7)],
+        DType::Int8 => ints(i8::MIN.into(), i8::MAX.into()),
+        DType::Int16 => ints(i16::MIN.into(), i16::MAX.into()),
+        DType::Int32 => ints(i32::MIN.into(), i32::MAX.into()),
+        DType::Int64 => ints(i64::MIN, i64::MAX),
+        // The largest finite value of each half-precision dtype.
+        DType::Float16 => floats(65504.0),
+        DType::BFloat16 => floats(2f64.powi(127) * (2.0 - 2f64.powi(-7))),
+        DType::Float32 | DType::Float64 => floats(1e30),
+        DType::Complex64 | DType::Complex128 => vec![
+            Num::Complex(f64::NAN, 0.0),
+            Num::Complex(0.0, f64::NAN),
+            Num::Complex(f64::INFINITY, -1.0),
+            Num::Complex(1.0, f64::NEG_INFINITY),
+            Num::Complex(-0.0, 0.0),
+            Num::Complex(0.0, -0.0),
+            Num::Complex(1e30, -2.5),
+            Num::Complex(-2.5, 0.5),
         ],
     }
 }
@@ -162,6 +172,14 @@ impl CaseBuilder {
     /// The spec of a storage added before.
     pub fn storage_spec(&self, name: &str) -> Option<&StorageSpec> {
         self.storages.get(name)
+    }
+
+    /// Whether some storage added so far has a dtype that satisfies `test`.
+    pub fn has_dtype(&self, test: impl Fn(DType) -> bool) -> bool {
+        self.storages
+            .values()
+            .filter_map(|s| DType::from_name(&s.dtype))
+            .any(test)
     }
 
     /// Rewrites the literal values of `storage` with `f` (a random fill stays as it is).

@@ -4,10 +4,8 @@
 //! way torch cannot tell). Order-dependent cases are not generated (see [`is_racy`]).
 
 use super::aliasing::{is_racy, shared_views};
-use super::elementwise::{random_alpha, unary_args};
-use super::operands::{
-    approximate, consistent_divisor, consistent_exponent, python_number, random_dtype,
-};
+use super::elementwise::{binary_tolerance, random_alpha, unary_args, unary_tolerance};
+use super::operands::{consistent_divisor, consistent_exponent, python_number, random_dtype};
 use super::{broadcast_partner, random_shape, CaseBuilder, GenResult, ShapeLimits};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case};
@@ -77,6 +75,7 @@ pub fn inplace_case(u: &mut Unstructured) -> GenResult<Case> {
             if !matches!(args[0], Arg::Tensor(_)) {
                 let dtype = random_dtype(u)?;
                 args = vec![Arg::Tensor(b.view(u, dtype, &shape, true)?)];
+                unary_tolerance(&mut b, op, dtype);
             }
             Ok(b.finish(&format!("Tensor.{}_", op.name()), args))
         }
@@ -87,8 +86,8 @@ pub fn inplace_case(u: &mut Unstructured) -> GenResult<Case> {
                 .collect();
             let op = *u.choose(&ops)?;
             let (t, mut other) = target_and_operand(u, &mut b, true)?;
+            binary_tolerance(&mut b, op);
             if op == BinaryOp::Pow {
-                approximate(&mut b);
                 other = consistent_exponent(other);
             }
             if op == BinaryOp::Remainder {

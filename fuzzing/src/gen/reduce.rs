@@ -150,7 +150,10 @@ fn consistent_moment_input(b: &mut CaseBuilder, x: &str) {
     if first.abs() >= 1e15 && finite.all(|v| v == first) {
         b.map_values(&t.storage, |v| {
             if v.to_f64() == first {
-                Num::Float(-2.5)
+                match v {
+                    Num::Complex(_, im) => Num::Complex(-2.5, im),
+                    _ => Num::Float(-2.5),
+                }
             } else {
                 v
             }

@@ -7,8 +7,8 @@
 use super::CaseBuilder;
 use bcast_engine::DType;
 
-/// Sets the tolerance for a case whose operands (or requested result) have `dtypes`: float32
-/// wins over float64; no tolerance without a float.
+/// Sets the tolerance for a case whose operands (or requested result) have `dtypes`: the least
+/// precise float wins; no tolerance without a float.
 ///
 /// ```
 /// use bcast_fuzzing::gen::{float_tolerance, CaseBuilder};
@@ -42,11 +42,18 @@ pub fn sum_tolerance(b: &mut CaseBuilder, dtypes: &[DType]) {
     }
 }
 
-/// The tolerance and machine epsilon of the least precise float in `dtypes`.
+/// The tolerance and machine epsilon of the least precise float in `dtypes` (a complex dtype
+/// counts as its real part): two ulps for the half-precision dtypes, whose results torch
+/// rounds from float32.
 fn float_precision(dtypes: &[DType]) -> Option<(f64, f64)> {
-    if dtypes.contains(&DType::Float32) {
+    let has = |d: DType| dtypes.iter().any(|x| x.to_real() == d);
+    if has(DType::BFloat16) {
+        Some((2e-2, 2f64.powi(-7)))
+    } else if has(DType::Float16) {
+        Some((2e-3, 2f64.powi(-10)))
+    } else if has(DType::Float32) {
         Some((1e-5, f64::from(f32::EPSILON)))
-    } else if dtypes.contains(&DType::Float64) {
+    } else if has(DType::Float64) {
         Some((1e-12, f64::EPSILON))
     } else {
         None

@@ -11,6 +11,15 @@ fn convert(what: &str) -> TchError {
     TchError::Convert(what.to_string())
 }
 
+/// A result of a kind the schema has no dtype for (`complex32`, which a half-precision tensor
+/// and a complex 0-d tensor promote to): a [`TchError::Kind`], which the backend reports as
+/// unsupported.
+fn outside_schema(kind: Kind) -> TchError {
+    TchError::Kind(format!(
+        "a result of kind {kind:?}, which the schema has no dtype for"
+    ))
+}
+
 /// A tensor's elements in row-major order.
 ///
 /// ```
@@ -28,9 +37,9 @@ pub fn tensor_values(t: &Tensor) -> Result<Vec<Num>, TchError> {
             flat.f_copy_data(&mut v, numel)?;
             v.into_iter().map(Num::Bool).collect()
         }
-        Kind::Int64 => {
+        Kind::Uint8 | Kind::Int8 | Kind::Int16 | Kind::Int | Kind::Int64 => {
             let mut v = vec![0i64; numel];
-            flat.f_copy_data(&mut v, numel)?;
+            flat.f_to_kind(Kind::Int64)?.f_copy_data(&mut v, numel)?;
             v.into_iter().map(Num::Int).collect()
         }
         Kind::Float => {
@@ -38,12 +47,23 @@ pub fn tensor_values(t: &Tensor) -> Result<Vec<Num>, TchError> {
             flat.f_copy_data(&mut v, numel)?;
             v.into_iter().map(|x| Num::Float(x as f64)).collect()
         }
-        Kind::Double => {
+        // Half-precision values widen to float64 exactly.
+        Kind::Half | Kind::BFloat16 | Kind::Double => {
             let mut v = vec![0f64; numel];
-            flat.f_copy_data(&mut v, numel)?;
+            flat.f_to_kind(Kind::Double)?.f_copy_data(&mut v, numel)?;
             v.into_iter().map(Num::Float).collect()
         }
-        other => return Err(convert(&format!("a result of kind {other:?}"))),
+        Kind::ComplexFloat | Kind::ComplexDouble => {
+            let mut v = vec![0f64; 2 * numel];
+            flat.f_to_kind(Kind::ComplexDouble)?
+                .f_view_as_real()?
+                .f_contiguous()?
+                .f_copy_data(&mut v, 2 * numel)?;
+            v.chunks_exact(2)
+                .map(|pair| Num::Complex(pair[0], pair[1]))
+                .collect()
+        }
+        other => return Err(outside_schema(other)),
     })
 }
 
@@ -55,10 +75,18 @@ fn element_at(t: &Tensor, kind: Kind, linear: usize) -> Result<Num, TchError> {
         .map(|i| i as i64)
         .collect();
     Ok(match kind {
-        Kind::Float | Kind::Double => Num::Float(t.f_double_value(&index)?),
-        Kind::Int64 => Num::Int(t.f_int64_value(&index)?),
+        Kind::Half | Kind::BFloat16 | Kind::Float | Kind::Double => {
+            Num::Float(t.f_double_value(&index)?)
+        }
+        Kind::Uint8 | Kind::Int8 | Kind::Int16 | Kind::Int | Kind::Int64 => {
+            Num::Int(t.f_int64_value(&index)?)
+        }
         Kind::Bool => Num::Bool(t.f_int64_value(&index)? != 0),
-        other => return Err(convert(&format!("a result of kind {other:?}"))),
+        Kind::ComplexFloat | Kind::ComplexDouble => Num::Complex(
+            t.f_real()?.f_double_value(&index)?,
+            t.f_imag()?.f_double_value(&index)?,
+        ),
+        other => return Err(outside_schema(other)),
     })
 }
 
@@ -77,7 +105,7 @@ fn owner(t: &Tensor, inputs: &TchInputs) -> Option<String> {
 /// Describes one tensor: geometry, which input storage it views, and its values.
 pub fn describe_tensor(t: &Tensor, inputs: &TchInputs) -> Result<TensorResult, TchError> {
     let kind = t.f_kind()?;
-    let dtype = dtype_of(kind).ok_or_else(|| convert(&format!("a result of kind {kind:?}")))?;
+    let dtype = dtype_of(kind).ok_or_else(|| outside_schema(kind))?;
     let strides = t
         .stride()
         .into_iter()

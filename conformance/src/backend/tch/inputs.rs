@@ -47,29 +47,35 @@ pub fn kind_of(dtype: DType) -> Kind {
     }
 }
 
-/// The dtypes this backend builds inputs of and reads results in today: schema version 1's.
-/// The other eight are skipped (values of half and complex dtypes are not read out yet).
-pub const TCH_DTYPES: [DType; 4] = [DType::Bool, DType::Int64, DType::Float32, DType::Float64];
+/// The dtypes this backend builds inputs of and reads results in: all twelve of the schema.
+pub const TCH_DTYPES: [DType; 12] = DType::ALL;
 
 /// The dtype of a tch kind, if the schema has it.
 pub fn dtype_of(kind: Kind) -> Option<DType> {
-    match kind {
-        Kind::Bool => Some(DType::Bool),
-        Kind::Int64 => Some(DType::Int64),
-        Kind::Float => Some(DType::Float32),
-        Kind::Double => Some(DType::Float64),
-        _ => None,
-    }
+    DType::ALL.into_iter().find(|&d| kind_of(d) == kind)
 }
 
-/// A 1-d tensor of `dtype` holding `values` (as `torch.tensor(values, dtype=...)`).
+/// A 1-d tensor of `dtype` holding `values` (as `torch.tensor(values, dtype=...)`). The
+/// values are the storage's, so each is exact in `dtype`: integers go in through int64,
+/// half-precision floats through float64, complex values as `[re, im]` pairs of float64.
+///
+/// ```
+/// use bcast_conformance::backend::tch::{storage_tensor, tensor_values};
+/// use bcast_conformance::case::Num;
+/// use bcast_engine::DType;
+/// let t = storage_tensor(DType::BFloat16, &[Num::Float(0.5), Num::Float(-3.0)]).unwrap();
+/// assert_eq!(t.kind(), tch::Kind::BFloat16);
+/// assert_eq!(tensor_values(&t).unwrap(), [Num::Float(0.5), Num::Float(-3.0)]);
+/// let z = storage_tensor(DType::Complex64, &[Num::Complex(1.0, -2.0)]).unwrap();
+/// assert_eq!(tensor_values(&z).unwrap(), [Num::Complex(1.0, -2.0)]);
+/// ```
 pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> {
     match dtype {
         DType::Bool => {
             let v: Vec<bool> = values.iter().map(|n| n.to_f64() != 0.0).collect();
             Tensor::f_from_slice(&v)
         }
-        DType::Int64 => {
+        DType::UInt8 | DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => {
             let v: Vec<i64> = values
                 .iter()
                 .map(|n| match n {
@@ -78,7 +84,12 @@ pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> 
                     Num::Float(f) | Num::Complex(f, _) => *f as i64,
                 })
                 .collect();
-            Tensor::f_from_slice(&v)
+            let wide = Tensor::f_from_slice(&v)?;
+            if dtype == DType::Int64 {
+                Ok(wide)
+            } else {
+                wide.f_to_kind(kind_of(dtype))
+            }
         }
         DType::Float32 => {
             let v: Vec<f32> = values.iter().map(|n| num_to_f64(*n) as f32).collect();
@@ -88,11 +99,27 @@ pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> 
             let v: Vec<f64> = values.iter().map(|n| num_to_f64(*n)).collect();
             Tensor::f_from_slice(&v)
         }
-        // Not in TCH_DTYPES: the capabilities skip such cases before they get here.
-        other => Err(TchError::Kind(format!(
-            "the tch backend does not build {} storages yet",
-            other.name()
-        ))),
+        DType::Float16 | DType::BFloat16 => {
+            let v: Vec<f64> = values.iter().map(|n| num_to_f64(*n)).collect();
+            Tensor::f_from_slice(&v)?.f_to_kind(kind_of(dtype))
+        }
+        DType::Complex64 | DType::Complex128 => {
+            let pairs: Vec<f64> = values
+                .iter()
+                .flat_map(|n| match n {
+                    Num::Complex(re, im) => [*re, *im],
+                    other => [num_to_f64(*other), 0.0],
+                })
+                .collect();
+            let wide = Tensor::f_from_slice(&pairs)?
+                .f_view([values.len() as i64, 2])?
+                .f_view_as_complex()?;
+            if dtype == DType::Complex128 {
+                Ok(wide)
+            } else {
+                wide.f_to_kind(Kind::ComplexFloat)
+            }
+        }
     }
 }
 

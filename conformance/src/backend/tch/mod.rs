@@ -53,7 +53,7 @@ mod views;
 
 pub use describe::{describe_tensor, tensor_values};
 pub use error::{python_error, python_message, trim_backtrace};
-pub use inputs::{dtype_of, kind_of, TchInputs};
+pub use inputs::{dtype_of, kind_of, storage_tensor, TchInputs};
 pub use number::{Number, Operand};
 
 use super::reference::{call_writes, Args, CallError};
@@ -255,7 +255,10 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
             return Err(BackendFailure::unsupported(m));
         }
     };
-    let result = describe::describe_value(&value, &inputs).map_err(failure)?;
+    let result = describe::describe_value(&value, &inputs).map_err(|e| match e {
+        TchError::Kind(m) => BackendFailure::unsupported(m),
+        e => failure(e),
+    })?;
     let after = inputs.snapshot().map_err(failure)?;
     let changed = after
         .iter()
@@ -269,11 +272,13 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
 }
 
 /// Python's `==` on two lists of encoded values (NaN is encoded as the string "nan", so it
-/// equals itself; `0.0 == -0.0`).
+/// equals itself, in either part of a complex pair too; `0.0 == -0.0`).
 fn python_equal(a: &[Num], b: &[Num]) -> bool {
+    let same = |p: &f64, q: &f64| p == q || (p.is_nan() && q.is_nan());
     a.len() == b.len()
         && a.iter().zip(b).all(|(x, y)| match (x, y) {
-            (Num::Float(p), Num::Float(q)) => p == q || (p.is_nan() && q.is_nan()),
+            (Num::Float(p), Num::Float(q)) => same(p, q),
+            (Num::Complex(pr, pi), Num::Complex(qr, qi)) => same(pr, qr) && same(pi, qi),
             _ => x == y,
         })
 }

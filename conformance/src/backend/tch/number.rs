@@ -4,7 +4,7 @@
 
 use super::raw::RawScalar;
 use super::{unsupported, TchArgs, TchCallError};
-use crate::case::Arg;
+use crate::case::{Arg, Num};
 use tch::{TchError, Tensor};
 
 /// A Python number argument.
@@ -41,6 +41,11 @@ impl TchArgs<'_> {
         Ok(match arg {
             Arg::Tensor(_) => Operand::Tensor(self.as_tensor(arg)?),
             Arg::Int(i) => Operand::Number(Number::Int(*i)),
+            Arg::Float(Num::Complex(..)) => {
+                return unsupported(
+                    "a Python complex number (the tch backend has no complex Scalar)",
+                )
+            }
             Arg::Float(f) => Operand::Number(Number::Float(f.to_f64())),
             Arg::Bool(b) => Operand::Number(Number::Bool(*b)),
             other => return unsupported(format!("expected a tensor or a number, got {other:?}")),
