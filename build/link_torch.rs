@@ -6,7 +6,9 @@
 //! (each such crate lists `torch-sys` as an optional dependency for its `links` metadata).
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
+    // Relative to the package (every user is one directory below the root). Naming `build.rs`,
+    // which these packages lack, made cargo rerun this script, and rebuild its crate, every time.
+    println!("cargo:rerun-if-changed=../build/link_torch.rs");
     println!("cargo:rerun-if-env-changed=BCAST_TORCH_LIB");
     if std::env::var_os("CARGO_FEATURE_TORCH").is_none() {
         return;
