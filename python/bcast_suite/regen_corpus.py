@@ -23,7 +23,7 @@ def main(argv=None):
     p.add_argument("families", nargs="*")
     a = p.parse_args(argv)
     root = repo.root()
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "bcast-conformance"], cwd=root, check=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "bcast-cli"], cwd=root, check=True)
     bcast = os.path.join(root, "target", "release", "bcast")
     corpus = os.path.join(root, "fixtures", "torch")
     for name in sorted(os.listdir(corpus)):

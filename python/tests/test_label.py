@@ -66,6 +66,21 @@ class Label(unittest.TestCase):
                     self.assertTrue(casefmt.fits(casefmt.decode_number(v), t["dtype"]), (case["id"], v))
         self.assertLessEqual({"uint8", "int8", "int16", "float16", "bfloat16", "complex64", "complex128"}, dtypes)
 
+    def test_a_result_outside_the_schema_is_left_out(self):
+        # float16 broadcast against a complex 0-d tensor promotes to complex32, which the schema
+        # has no dtype for: the case is dropped with a note, the others are kept.
+        cases = [{"id": f"c{i}", "storages": {"h": {"dtype": "float16", "values": [1.0, 2.0]},
+                                               "z": {"dtype": "complex64", "values": [[1.0, 1.0]]}},
+                  "tensors": {"x": {"storage": "h", "shape": [2], "strides": [1], "offset": 0},
+                              "y": {"storage": "z", "shape": [], "strides": [], "offset": 0}},
+                  "call": {"fn": "torch.add", "args": [{"tensor": "x"}, {"tensor": y}]}}
+                 for i, y in enumerate(["y", "x"])]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            kept = label.label(cases)
+        self.assertEqual([c["id"] for c in kept], ["c1"])
+        self.assertIn("left out c0: a torch.complex32 result", err.getvalue())
+
     def test_the_command_labels_json_lines(self):
         cases = list(fixture_cases("conformance", "tests", "data", "numel.json").values())[:3]
         with tempfile.TemporaryDirectory() as tmp:

@@ -154,7 +154,11 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         let plan = ReducePlan::new(xs.layout(), &mask)?;
         return crate::dispatch_dtype!(out, U => {
             let values = plan.map_groups::<U, U>(&xs, |data, group| {
-                generic_total(group.map(|p| data[p]), count)
+                if U::DTYPE.is_complex() {
+                    complex_mean(generic_total(group.map(|p| data[p]), 1.0), count)
+                } else {
+                    generic_total(group.map(|p| data[p]), count)
+                }
             })?;
             Tensor::from_vec(values, &shape)
         });
@@ -167,6 +171,37 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         Tensor::from_vec(values, &shape)
     }, other => Err(Error::unsupported_dtype("mean", other))),
         other => Err(Error::unsupported_dtype("mean", other)))
+}
+
+/// A complex sum over `count` as torch's `mean` divides it: `sum.div_(count)`, a complex
+/// division by `count + 0j` in c10's scalar formula (`rat = d / c`, `scl = 1 / (c + d * rat)`,
+/// `(a + b * rat) * scl`, `(b - a * rat) * scl`), so a NaN or infinite part spreads to the
+/// other part as in torch (`mean([nan+0j])` is `nan+nanj`).
+fn complex_mean<U: Element>(sum: U, count: f64) -> U {
+    use crate::element::Wide;
+    macro_rules! divide {
+        ($a:expr, $b:expr, $c:expr, $one:expr) => {{
+            let (a, b, c) = ($a, $b, $c);
+            if c == 0.0 {
+                (a / c, b / c)
+            } else {
+                let rat = 0.0 / c;
+                let scl = $one / (c + 0.0 * rat);
+                ((a + b * rat) * scl, (b - a * rat) * scl)
+            }
+        }};
+    }
+    match sum.to_wide() {
+        Wide::C64(a, b) => {
+            let (re, im) = divide!(a, b, count as f32, 1.0f32);
+            U::from_wide(Wide::C64(re, im))
+        }
+        Wide::C128(a, b) => {
+            let (re, im) = divide!(a, b, count, 1.0f64);
+            U::from_wide(Wide::C128(re, im))
+        }
+        _ => sum,
+    }
 }
 
 /// The dtypes with their own summing loops.
