@@ -104,6 +104,7 @@ fn numpy_runs_the_dtypes_it_has_and_skips_bfloat16() {
         // NumPy has no bfloat16: never sent.
         ("dtypes/bfloat16-float16-add", "skip"),
         ("dtypes/bfloat16-maximum", "skip"),
+        ("dtypes/bfloat16-matmul-batched", "skip"),
         ("dtypes/broadcast-tensors-mixed", "skip"),
         // int / int is float64 in NumPy, the default float32 in torch.
         ("dtypes/int32-div", "dtypes,values"),

@@ -280,6 +280,112 @@ def reduce_table():
     return {"torch": torch.__version__, "rows": rows}
 
 
+def product_values(name, n, seed, low=-16):
+    """`n` values of a dtype for the product tables, drawn from `seed`: the ops table's integers
+    (so that products and sums wrap), quarter steps in [low / 4, 4] for the floating and complex
+    dtypes (every sum of their products is exact in float32, whatever order a kernel sums in).
+    """
+    import random
+    rng = random.Random(seed)
+    if name == "bool":
+        return torch.tensor([rng.random() < 0.6 for _ in range(n)], dtype=torch.bool)
+    if name in OP_VALUES:
+        pool = OP_VALUES[name] + ([2, 3, 4] if name == "uint8" else [2, 3, -2, 4])
+        return torch.tensor([rng.choice(pool) for _ in range(n)], dtype=dt(name))
+    q = lambda: rng.randint(low, 16) / 4  # noqa: E731
+    if name.startswith("complex"):
+        return torch.tensor([complex(q(), q()) for _ in range(n)], dtype=dt(name))
+    return torch.tensor([q() for _ in range(n)], dtype=torch.float64).to(dt(name))
+
+
+def product_operand(name, shape, seed, step=1, low=-16):
+    """A contiguous tensor of `shape`, or with `step` > 1 one whose last dim is `step` times
+    longer (the table stores it whole; the call takes `x[..., ::step]`)."""
+    full = list(shape[:-1]) + [shape[-1] * step] if shape else []
+    numel = math.prod(full)
+    return product_values(name, numel, seed, low).reshape(full)
+
+
+# (form, call, shapes of the operands, step of the first): every product path of torch's CPU
+# kernels (dot, mv, mm, bmm below and from 400 multiply-adds, bmm on a strided batch, matmul
+# batched and folded, einsum through bmm, through mul and with a sum first), and empty ones.
+PRODUCT_FORMS = [
+    ("dot", "dot", [(3,), (3,)], 1),
+    ("mv", "mv", [(2, 3), (3,)], 1),
+    ("mm", "mm", [(2, 3), (3, 2)], 1),
+    ("bmm", "bmm", [(2, 2, 3), (2, 3, 2)], 1),
+    ("bmm-400", "bmm", [(1, 8, 10), (1, 10, 5)], 1),
+    ("bmm-400-stepped", "bmm", [(1, 8, 10), (1, 10, 5)], 2),
+    ("matmul-batched", "matmul", [(2, 1, 2, 3), (3, 3, 2)], 1),
+    ("matmul-folded", "matmul", [(2, 2, 3), (3, 2)], 1),
+    ("matmul-vector-batch", "matmul", [(3,), (2, 3, 4)], 1),
+    ("einsum-mm", "einsum:ij,jk->ik", [(2, 3), (3, 2)], 1),
+    ("einsum-bmm", "einsum:bij,bjk->bik", [(2, 2, 3), (2, 3, 2)], 1),
+    ("einsum-mul", "einsum:ij,ij->ij", [(2, 3), (2, 3)], 1),
+    ("einsum-sum-first", "einsum:ij,j->", [(2, 3), (3,)], 1),
+    ("dot-empty", "dot", [(0,), (0,)], 1),
+    ("mv-empty", "mv", [(2, 0), (0,)], 1),
+    ("mm-empty", "mm", [(2, 0), (0, 3)], 1),
+    ("bmm-empty", "bmm", [(2, 2, 0), (2, 0, 3)], 1),
+]
+
+
+def product_call(call, a, b, step):
+    """The torch call of a product form on `a` and `b` (`a[..., ::step]` for a stepped one)."""
+    if step > 1:
+        a = a[..., ::step]
+    if call.startswith("einsum:"):
+        return lambda: torch.einsum(call.removeprefix("einsum:"), a, b)
+    return lambda: getattr(torch, call)(a, b)
+
+
+def matmul_table():
+    """Products over the twelve dtypes: each form of PRODUCT_FORMS on every pair of dtypes
+    (torch's result dtype and values, or its error, which depends on the path and on which
+    operand has which dtype; bmm from 400 multiply-adds on fewer pairs); long sums (k = 1000)
+    of float16 and bfloat16, whose results tell a float32 accumulator rounded once from one
+    rounded at every step, and of int8 (wrapping); a float16 sum whose partial sum overflows
+    float16 but not float32. (Long sums of the wider dtypes would tell nothing: the values make
+    every sum exact, in any order.)"""
+    rows = []
+
+    def row(form, call, a, b, step, **extra):
+        rows.append({"form": form, "call": call, "step": step, "args": [operand(a), operand(b)],
+                     **extra, "outcome": outcome(product_call(call, a, b, step))})
+
+    for i, (form, call, shapes, step) in enumerate(PRODUCT_FORMS):
+        for j, d1 in enumerate(DTYPES):
+            for k, d2 in enumerate(DTYPES):
+                # From 400 multiply-adds the path depends on the result dtype (the second's):
+                # each dtype with itself and with float32 on either side covers every path.
+                if form.startswith("bmm-400") and d1 != d2 and "float32" not in (d1, d2):
+                    continue
+                seed = 1000 * i + 12 * j + k
+                a = product_operand(d1, shapes[0], 2 * seed, step)
+                b = product_operand(d2, shapes[1], 2 * seed + 1)
+                row(form, call, a, b, step)
+    long_forms = [("dot", "dot", [(1000,), (1000,)]), ("mv", "mv", [(2, 1000), (1000,)]),
+                  ("mm", "mm", [(2, 1000), (1000, 2)]),
+                  ("bmm", "bmm", [(1, 2, 1000), (1, 1000, 2)]),
+                  ("einsum-mm", "einsum:ij,jk->ik", [(2, 1000), (1000, 2)])]
+    for i, (form, call, shapes) in enumerate(long_forms):
+        for j, d in enumerate(DTYPES):
+            if d not in ["int8", "float16", "bfloat16"]:
+                continue
+            seed = 50_000 + 100 * i + j
+            # Non-negative, so that partial sums grow past where float16 and bfloat16 round.
+            a = product_operand(d, shapes[0], 2 * seed, low=0)
+            b = product_operand(d, shapes[1], 2 * seed + 1, low=0)
+            row(form + "-long", call, a, b, 1)
+    # (bfloat16 has float32's range: no partial sum can overflow one and not the other.)
+    a = torch.tensor([60000.0, 60000.0, -60000.0], dtype=torch.float16)
+    b = torch.ones(3, dtype=torch.float16)
+    row("dot-partial-overflow", "dot", a, b, 1)
+    row("mv-partial-overflow", "mv", a.reshape(1, 3), b, 1)
+    row("mm-partial-overflow", "mm", a.reshape(1, 3), b.reshape(3, 1), 1)
+    return {"torch": torch.__version__, "rows": rows}
+
+
 def api_messages_table():
     """Errors the engine's Rust API can raise from arguments the fixture schema cannot write
     (a Python complex number as `alpha`), as torch raises them: conformance/tests/messages.rs
@@ -298,7 +404,7 @@ def api_messages_table():
 
 
 TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table,
-          "reduce": reduce_table, "api_messages": api_messages_table}
+          "reduce": reduce_table, "api_messages": api_messages_table, "matmul": matmul_table}
 
 
 def main(names):

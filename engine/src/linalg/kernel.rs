@@ -1,11 +1,22 @@
 //! The one multiply-accumulate loop behind every product: `out[b, i, j] = sum_k a[b, i, k] *
 //! b[b, k, j]` over 3-d strided views, into a new contiguous tensor.
 
+use crate::complex::Complex;
+use crate::half::{BFloat16, Half};
 use crate::reduce::{check_work, strided_positions, typed_slice};
 use crate::{Element, Error, Result, Tensor};
 
-/// How products accumulate: in the element type, in `k` order (so `f32` products overflow as
-/// BLAS's do), `int64` with wrap-around, `bool` as or-of-ands.
+/// How products accumulate, as torch's CPU kernels do (`at::opmath_type`), in `k` order:
+/// `bool` as or-of-ands; integers in their own type with wrap-around (every order gives the
+/// sum modulo 2^bits); `float32` in `float32` (so a product may overflow as BLAS's do);
+/// `float16` and `bfloat16` in `float32`, rounded once at the end; complex numbers in their
+/// own precision, `(a + bi)(c + di) = (ac - bd) + (ad + bc)i` as `c10::complex` multiplies.
+///
+/// torch sums in the order of whichever kernel runs (a naive loop, MKL, oneDNN, a vectorised
+/// `dot`), so a floating sum that rounds can differ from this one in its last bits; sums that
+/// are exact in the accumulator (the fixtures' values) agree bit for bit. oneDNN's `bfloat16`
+/// kernels, which torch picks for larger products on a CPU with AVX-512 (`mm` of 20x20
+/// matrices, not 4x4), also flush subnormal values to zero; the engine keeps them.
 pub(crate) trait ProductElement: Element {
     /// The accumulator.
     type Acc: Copy;
@@ -28,39 +39,75 @@ impl ProductElement for bool {
     }
 }
 
-impl ProductElement for i64 {
-    type Acc = i64;
-    const ZERO: i64 = 0;
-    fn mul_add(acc: i64, x: i64, y: i64) -> i64 {
-        acc.wrapping_add(x.wrapping_mul(y))
-    }
-    fn finish(acc: i64) -> i64 {
-        acc
-    }
+/// Integers: in the type itself, wrapping.
+macro_rules! wrapping_product {
+    ($($t:ty),*) => {$(
+        impl ProductElement for $t {
+            type Acc = $t;
+            const ZERO: $t = 0;
+            fn mul_add(acc: $t, x: $t, y: $t) -> $t {
+                acc.wrapping_add(x.wrapping_mul(y))
+            }
+            fn finish(acc: $t) -> $t {
+                acc
+            }
+        }
+    )*};
 }
+wrapping_product!(u8, i8, i16, i32, i64);
 
-impl ProductElement for f32 {
-    type Acc = f32;
-    const ZERO: f32 = 0.0;
-    fn mul_add(acc: f32, x: f32, y: f32) -> f32 {
-        // In `f32`, like BLAS: a product may overflow to infinity and meet an opposite one.
-        acc + x * y
-    }
-    fn finish(acc: f32) -> f32 {
-        acc
-    }
+/// `float32` and `float64`: in the type itself.
+macro_rules! float_product {
+    ($($t:ty),*) => {$(
+        impl ProductElement for $t {
+            type Acc = $t;
+            const ZERO: $t = 0.0;
+            fn mul_add(acc: $t, x: $t, y: $t) -> $t {
+                acc + x * y
+            }
+            fn finish(acc: $t) -> $t {
+                acc
+            }
+        }
+    )*};
 }
+float_product!(f32, f64);
 
-impl ProductElement for f64 {
-    type Acc = f64;
-    const ZERO: f64 = 0.0;
-    fn mul_add(acc: f64, x: f64, y: f64) -> f64 {
-        acc + x * y
-    }
-    fn finish(acc: f64) -> f64 {
-        acc
-    }
+/// `float16` and `bfloat16`: in `float32` (each product is exact there), rounded once.
+macro_rules! reduced_float_product {
+    ($($t:ty),*) => {$(
+        impl ProductElement for $t {
+            type Acc = f32;
+            const ZERO: f32 = 0.0;
+            fn mul_add(acc: f32, x: $t, y: $t) -> f32 {
+                acc + x.to_f32() * y.to_f32()
+            }
+            fn finish(acc: f32) -> $t {
+                <$t>::from_f32(acc)
+            }
+        }
+    )*};
 }
+reduced_float_product!(Half, BFloat16);
+
+/// Complex numbers: in their own precision.
+macro_rules! complex_product {
+    ($($t:ty),*) => {$(
+        impl ProductElement for Complex<$t> {
+            type Acc = Complex<$t>;
+            const ZERO: Complex<$t> = Complex::new(0.0, 0.0);
+            fn mul_add(acc: Complex<$t>, x: Complex<$t>, y: Complex<$t>) -> Complex<$t> {
+                let re = x.re * y.re - x.im * y.im;
+                let im = x.re * y.im + x.im * y.re;
+                Complex::new(acc.re + re, acc.im + im)
+            }
+            fn finish(acc: Complex<$t>) -> Complex<$t> {
+                acc
+            }
+        }
+    )*};
+}
+complex_product!(f32, f64);
 
 /// The batched product of two 3-d tensors `(B, n, k)` and `(B, k, p)` of one dtype: a new
 /// contiguous `(B, n, p)` tensor. No torch checks: callers make them.
@@ -82,8 +129,7 @@ pub(crate) fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let (batch, n, k, p) = (sa[0] as u128, sa[1] as u128, sa[2] as u128, sb[2] as u128);
     check_work(batch * n * k.max(1) * p)?;
-    crate::element::dispatch_legacy!(a.dtype(), T => product_typed::<T>(a, b),
-        other => Err(Error::unsupported_dtype("matmul", other)))
+    crate::dispatch_dtype!(a.dtype(), T => product_typed::<T>(a, b))
 }
 
 fn product_typed<T: ProductElement>(a: &Tensor, b: &Tensor) -> Result<Tensor> {
@@ -125,6 +171,31 @@ mod tests {
         assert_eq!(
             batched_product(&a, &i).unwrap().to_vec::<i64>().unwrap(),
             vec![2, 1, 4, 3]
+        );
+    }
+
+    /// float16 sums in float32 and rounds once: 2048 + 1 + 1 is 2050, where rounding after
+    /// each add would stay at 2048 (2049 is a tie, to even).
+    #[test]
+    fn half_products_round_once() {
+        let half = |v: &[f32], shape: &[usize]| {
+            let v = v.iter().map(|&x| Half::from_f32(x)).collect();
+            Tensor::from_vec::<Half>(v, shape).unwrap()
+        };
+        let a = half(&[2048.0, 1.0, 1.0], &[1, 1, 3]);
+        let b = half(&[1.0, 1.0, 1.0], &[1, 3, 1]);
+        let out = batched_product(&a, &b).unwrap().to_vec::<Half>().unwrap();
+        assert_eq!(out[0].to_f32(), 2050.0);
+    }
+
+    /// Integers wrap in their own dtype: 100 * 2 + 127 = 327 is 71 in int8.
+    #[test]
+    fn int8_products_wrap() {
+        let a = Tensor::from_vec(vec![100i8, 127], &[1, 1, 2]).unwrap();
+        let b = Tensor::from_vec(vec![2i8, 1], &[1, 2, 1]).unwrap();
+        assert_eq!(
+            batched_product(&a, &b).unwrap().to_vec::<i8>().unwrap(),
+            vec![71]
         );
     }
 }

@@ -14,14 +14,12 @@
 //! assert_eq!((c.shape(), c.strides()), (&[4, 2][..], &[2, 1][..]));
 //! ```
 
-mod broadcast_mul;
 mod diagonal;
 mod einsum;
 mod kernel;
 mod matmul;
 mod products;
 
-pub use broadcast_mul::elementwise_output_strides;
 pub use diagonal::{diagonal, movedim};
 pub use einsum::{einsum, einsum_sublist_equation};
 pub use matmul::matmul;

@@ -198,10 +198,12 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// A non-trivial product takes one of torch's three CPU paths (`bmm_out_or_baddbmm_`), and
 /// each checks dtypes its own way (`bmm_path`): below 400 multiply-adds per matrix (`k *
-/// m * n`, batch not counted) the `bmm` kernel, from 400 on a batched gemm for a floating
-/// result when both operands' matrices are contiguous or transposed, else one
-/// `addmm_impl_cpu_` per batch entry. So bool fails as `"bmm"` below the threshold and as
-/// `"addmm_impl_cpu_"` from it on.
+/// m * n`, batch not counted) the `bmm` kernel, from 400 on a batched gemm for a `float32`,
+/// `float64` or complex result when both operands' matrices are contiguous or transposed, else
+/// one `addmm_impl_cpu_` per batch entry. So bool fails as `"bmm"` below the threshold and as
+/// `"addmm_impl_cpu_"` from it on. (Before these, torch hands a product whose three tensors
+/// are all `bfloat16` to oneDNN on a CPU with AVX-512: that changes how the sum is taken, never
+/// an error.)
 ///
 /// ```
 /// use bcast_engine::{linalg, DType, Tensor};
@@ -262,8 +264,9 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 enum BmmPath {
     /// `k * m * n < 400` (in wrapping `int64`, batch not counted): the `bmm` kernel.
     Small,
-    /// A floating result and both operands' matrices contiguous or transposed: a batched gemm
-    /// (torch's x86 builds have MKL; the result is new, so contiguous).
+    /// A `float32`, `float64` or complex result (not `float16` nor `bfloat16`) and both
+    /// operands' matrices contiguous or transposed: MKL's batched gemm (torch's x86 builds have
+    /// MKL; the result is new, so contiguous).
     Gemm,
     /// Otherwise one `addmm_impl_cpu_` per batch entry.
     PerBatch,
@@ -278,7 +281,7 @@ fn bmm_path(a: &Tensor, b: &Tensor) -> BmmPath {
     );
     if k.wrapping_mul(m).wrapping_mul(n) < 400 {
         BmmPath::Small
-    } else if b.dtype().is_floating()
+    } else if gemm_dtype(b.dtype())
         && matrices_contiguous_or_transposed(a)
         && matrices_contiguous_or_transposed(b)
     {
@@ -286,6 +289,12 @@ fn bmm_path(a: &Tensor, b: &Tensor) -> BmmPath {
     } else {
         BmmPath::PerBatch
     }
+}
+
+/// The result dtypes MKL's batched gemm takes in torch's `bmm`: floating but not reduced, or
+/// complex.
+fn gemm_dtype(dtype: DType) -> bool {
+    (dtype.is_floating() && !dtype.is_reduced_float()) || dtype.is_complex()
 }
 
 /// torch's `batch_items_contiguous_or_transposed`: each matrix of a 3-d tensor is row-major or

@@ -1,8 +1,9 @@
 //! torch's `sumproduct_pair`: `(left * right).sum(sum_dims, keepdim=True)` for two operands of
-//! equal rank, done as permute, reshape, `bmm`, view and permute back.
+//! equal rank, done as permute, reshape, `bmm`, view and permute back; without `sum_dims`, the
+//! element-wise `mul` (promotion and output layout as TensorIterator gives them).
 
-use super::super::broadcast_mul::broadcast_mul;
 use super::super::products::bmm;
+use crate::ops::{binary, BinaryOp};
 use crate::reduce::sum;
 use crate::shape::signed_sizes;
 use crate::{Result, Tensor};
@@ -13,7 +14,7 @@ use crate::{Result, Tensor};
 /// `bmm` writes the result in output order.
 pub(super) fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<Tensor> {
     if sum_dims.is_empty() {
-        return broadcast_mul(left, right);
+        return binary(BinaryOp::Mul, left, right, None);
     }
     let ndim = left.ndim();
     let mut left = left.clone();
