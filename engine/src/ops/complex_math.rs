@@ -34,11 +34,6 @@ fn copysign<T: Real>(magnitude: T, sign: T) -> T {
     }
 }
 
-/// `x - x`: NaN for an infinite or NaN `x`.
-fn nan_of<T: Real>(x: T) -> T {
-    x - x
-}
-
 /// `a + b`.
 pub fn add<T: Real>(a: C<T>, b: C<T>) -> C<T> {
     C::new(a.re + b.re, a.im + b.im)
@@ -107,7 +102,7 @@ pub fn exp<T: Real>(a: C<T>) -> C<T> {
             return C::new(copysign(value, y.cos()), copysign(value, y.sin()));
         }
         if !signbit(x) {
-            return C::new(inf(), nan_of(y));
+            return C::new(inf(), T::NAN);
         }
         return C::new(T::ZERO, copysign(T::ZERO, y));
     }
@@ -189,7 +184,7 @@ pub fn sinh<T: Real>(a: C<T>) -> C<T> {
             return C::new(if negate { -re } else { re }, ax.cosh() * s);
         }
         if x == T::ZERO {
-            return C::new(copysign(T::ZERO, x), nan_of(y));
+            return C::new(copysign(T::ZERO, x), T::NAN);
         }
         return C::new(T::NAN, T::NAN);
     }
@@ -201,7 +196,7 @@ pub fn sinh<T: Real>(a: C<T>) -> C<T> {
             let re = copysign(inf(), y.cos());
             return C::new(if negate { -re } else { re }, copysign(inf(), y.sin()));
         }
-        return C::new(inf(), nan_of(y));
+        return C::new(inf(), T::NAN);
     }
     if y == T::ZERO {
         C::new(T::NAN, y)
@@ -223,7 +218,7 @@ pub fn cosh<T: Real>(a: C<T>) -> C<T> {
             return C::new(x.cosh() * c, x.sinh() * s);
         }
         let im = if x == T::ZERO { T::ZERO } else { T::NAN };
-        return C::new(nan_of(y), im);
+        return C::new(T::NAN, im);
     }
     if is_inf(x) {
         if y == T::ZERO {
@@ -235,7 +230,7 @@ pub fn cosh<T: Real>(a: C<T>) -> C<T> {
                 copysign(inf(), y.sin()) * copysign(T::ONE, x),
             );
         }
-        return C::new(inf(), nan_of(y));
+        return C::new(inf(), T::NAN);
     }
     C::new(T::NAN, if y == T::ZERO { y } else { T::NAN })
 }
