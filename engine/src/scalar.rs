@@ -6,7 +6,7 @@
 //! assert_eq!(Scalar::Int(3).to_f64(), 3.0);
 //! ```
 
-use crate::DType;
+use crate::{DType, Error, Result};
 use std::fmt;
 
 /// A Python `bool`, `int`, `float` or `complex`; also any element value of a tensor.
@@ -83,6 +83,98 @@ impl Scalar {
     /// Whether this is a Python bool.
     pub fn is_bool(self) -> bool {
         matches!(self, Scalar::Bool(_))
+    }
+}
+
+impl Scalar {
+    /// c10's checked conversion of a Python number to the C++ type of `dtype` (`Scalar::to<T>()`,
+    /// which torch runs where it turns a number into one value of a tensor's dtype: `pow`'s
+    /// exponent, `torch.where`'s number operand). An integer fits an integral type within its
+    /// range, except that an unsigned one (`uint8`, `bool`) also takes the negatives down to
+    /// `-max`, which wrap (`-255` is `1` in `uint8`); any integer fits `float32` and wider, and
+    /// `float16` within its finite range (`±65504`). A float fits a floating type when it is
+    /// infinite, NaN or within the finite range (`1e39` does not fit `float32`, though it
+    /// would round to `inf`); a complex number when both parts do, and a real type only
+    /// with a zero imaginary part. A bool fits anything.
+    ///
+    /// # Errors
+    /// torch's `RuntimeError`: `value cannot be converted to type int8_t without overflow`,
+    /// naming the C++ type (`uint8_t`, `int`, `c10::Half`, `float`, `c10::complex<float>`, ...).
+    ///
+    /// ```
+    /// use bcast_engine::{DType, Scalar};
+    /// assert!(Scalar::Int(-255).check_fits(DType::UInt8).is_ok());
+    /// let e = Scalar::Int(-200).check_fits(DType::Int8).unwrap_err();
+    /// assert_eq!(e.message(), "value cannot be converted to type int8_t without overflow");
+    /// assert!(Scalar::Float(1e39).check_fits(DType::Float32).is_err());
+    /// assert!(Scalar::Float(f64::INFINITY).check_fits(DType::Float32).is_ok());
+    /// ```
+    pub fn check_fits(self, dtype: DType) -> Result<()> {
+        let (lowest, max) = limits(dtype.to_real());
+        let integral = !dtype.is_floating() && !dtype.is_complex();
+        // `overflows<To, double>`: an infinity fits a type that has one, a NaN one that has it.
+        let float_overflows = |x: f64| {
+            if x.is_nan() {
+                integral
+            } else if x.is_infinite() && !integral {
+                false
+            } else {
+                x < lowest || x > max
+            }
+        };
+        let overflows = match self {
+            Scalar::Bool(_) => false,
+            Scalar::Int(i) if integral && lowest == 0.0 => {
+                // Unsigned: negatives wrap, down to `-max`.
+                i as f64 > max || (i < 0 && (i as u64).wrapping_neg() as f64 > max)
+            }
+            Scalar::Int(i) => (i as f64) < lowest || i as f64 > max,
+            Scalar::Float(x) => float_overflows(x),
+            Scalar::Complex(re, im) => {
+                (!dtype.is_complex() && im != 0.0) || float_overflows(re) || float_overflows(im)
+            }
+        };
+        if overflows {
+            return Err(Error::runtime(format!(
+                "value cannot be converted to type {} without overflow",
+                cpp_type_name(dtype)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The lowest and the largest finite value of a real dtype, as doubles.
+fn limits(dtype: DType) -> (f64, f64) {
+    match dtype {
+        DType::Bool => (0.0, 1.0),
+        DType::UInt8 => (0.0, u8::MAX as f64),
+        DType::Int8 => (i8::MIN as f64, i8::MAX as f64),
+        DType::Int16 => (i16::MIN as f64, i16::MAX as f64),
+        DType::Int32 => (i32::MIN as f64, i32::MAX as f64),
+        DType::Int64 => (i64::MIN as f64, i64::MAX as f64),
+        DType::Float16 => (-65504.0, 65504.0),
+        DType::BFloat16 => (-3.3895313892515355e38, 3.3895313892515355e38),
+        DType::Float32 => (f32::MIN as f64, f32::MAX as f64),
+        _ => (f64::MIN, f64::MAX),
+    }
+}
+
+/// The C++ type torch names in its conversion messages.
+fn cpp_type_name(dtype: DType) -> &'static str {
+    match dtype {
+        DType::Bool => "bool",
+        DType::UInt8 => "uint8_t",
+        DType::Int8 => "int8_t",
+        DType::Int16 => "int16_t",
+        DType::Int32 => "int",
+        DType::Int64 => "int64_t",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+        DType::Complex64 => "c10::complex<float>",
+        DType::Complex128 => "c10::complex<double>",
     }
 }
 

@@ -403,8 +403,41 @@ def api_messages_table():
     return {"torch": torch.__version__.split("+")[0], "rows": rows}
 
 
+SPECIAL_PARTS = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan]
+COMPLEX_SPECIAL_UNARY = ["sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "reciprocal"]
+COMPLEX_SPECIAL_EXPONENTS = [2, 3, -1, -2, 0.5, 2.5, math.inf, -math.inf, math.nan,
+                             complex(0, math.inf), 1j, complex(1, 1)]
+COMPLEX_SPECIAL_BASES = [False, True, 0, 2, 0.5, math.inf, 1j]
+
+
+def complex_special_table():
+    """Complex special values (C99 Annex G): every op on the grid of values whose parts are
+    each 0, -0, 1, -1, inf, -inf or NaN (49 values), both complex dtypes; binary ops on every
+    pair of the grid, pow with special Python-number exponents and bases. torch's results do
+    not depend on an element's position (its vectorised and scalar loops agree here)."""
+    grid = [complex(a, b) for a in SPECIAL_PARTS for b in SPECIAL_PARTS]
+    rows = []
+
+    def row(op, args, f):
+        rows.append({"op": op, "args": [operand(a) for a in args], "outcome": outcome(f)})
+
+    for d in ["complex64", "complex128"]:
+        a = torch.tensor(grid, dtype=dt(d))
+        for op in COMPLEX_SPECIAL_UNARY:
+            row(op, [a], lambda: getattr(torch, op)(a))
+        x, y = a.repeat_interleave(len(grid)), a.repeat(len(grid))
+        for op in ["mul", "div", "pow"]:
+            row(op, [x, y], lambda: getattr(torch, op)(x, y))
+        for n in COMPLEX_SPECIAL_EXPONENTS:
+            row("pow", [a, n], lambda: torch.pow(a, n))
+        for n in COMPLEX_SPECIAL_BASES:
+            row("pow", [n, a], lambda: torch.pow(n, a))
+    return {"torch": torch.__version__, "rows": rows}
+
+
 TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table,
-          "reduce": reduce_table, "api_messages": api_messages_table, "matmul": matmul_table}
+          "reduce": reduce_table, "api_messages": api_messages_table, "matmul": matmul_table,
+          "complex_special": complex_special_table}
 
 
 def main(names):

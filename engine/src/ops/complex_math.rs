@@ -1,10 +1,38 @@
 //! The complex element functions, after `c10::complex` (division as its scaled algorithm);
-//! the transcendentals agree with torch to a few ulps, not bit for bit.
+//! the transcendentals agree with torch to a few ulps, not bit for bit, and take its special
+//! values (a NaN or infinite part) from C99 Annex G as glibc's `csqrt`, `cexp`, `csinh`,
+//! `ccosh` and `ctanh` give them, which torch's CPU kernels reach through `std::complex`.
 
 use super::real::Real;
 use crate::complex::Complex;
 
 type C<T> = Complex<T>;
+
+fn inf<T: Real>() -> T {
+    T::ONE / T::ZERO
+}
+
+fn is_inf<T: Real>(x: T) -> bool {
+    x.abs() == inf()
+}
+
+fn is_finite<T: Real>(x: T) -> bool {
+    !x.is_nan() && !is_inf(x)
+}
+
+/// C's `signbit` (a NaN's sign aside): `-0.0` is negative.
+fn signbit<T: Real>(x: T) -> bool {
+    x < T::ZERO || (x == T::ZERO && T::ONE / x < T::ZERO)
+}
+
+/// C's `copysign`.
+fn copysign<T: Real>(magnitude: T, sign: T) -> T {
+    if signbit(sign) {
+        -magnitude.abs()
+    } else {
+        magnitude.abs()
+    }
+}
 
 /// `a + b`.
 pub fn add<T: Real>(a: C<T>, b: C<T>) -> C<T> {
@@ -54,8 +82,36 @@ pub fn abs<T: Real>(a: C<T>) -> T {
 
 /// `e^a`.
 pub fn exp<T: Real>(a: C<T>) -> C<T> {
-    let m = a.re.exp();
-    C::new(m * a.im.cos(), m * a.im.sin())
+    let (x, y) = (a.re, a.im);
+    if is_finite(x) {
+        if y == T::ZERO {
+            return C::new(x.exp(), y);
+        }
+        if !is_finite(y) {
+            return C::new(T::NAN, T::NAN);
+        }
+        let m = x.exp();
+        return C::new(m * y.cos(), m * y.sin());
+    }
+    if is_inf(x) {
+        if is_finite(y) {
+            let value = if signbit(x) { T::ZERO } else { inf() };
+            if y == T::ZERO {
+                return C::new(value, y);
+            }
+            return C::new(copysign(value, y.cos()), copysign(value, y.sin()));
+        }
+        if !signbit(x) {
+            return C::new(inf(), T::NAN);
+        }
+        return C::new(T::ZERO, copysign(T::ZERO, y));
+    }
+    // A NaN real part.
+    if y == T::ZERO {
+        C::new(T::NAN, y)
+    } else {
+        C::new(T::NAN, T::NAN)
+    }
 }
 
 /// The principal natural logarithm.
@@ -66,6 +122,24 @@ pub fn log<T: Real>(a: C<T>) -> C<T> {
 /// The principal square root.
 pub fn sqrt<T: Real>(a: C<T>) -> C<T> {
     let two = T::ONE + T::ONE;
+    if !is_finite(a.re) || !is_finite(a.im) {
+        if is_inf(a.im) {
+            return C::new(inf(), a.im);
+        }
+        if is_inf(a.re) {
+            if a.re < T::ZERO {
+                let re = if a.im.is_nan() { T::NAN } else { T::ZERO };
+                return C::new(re, copysign(inf(), a.im));
+            }
+            let im = if a.im.is_nan() {
+                T::NAN
+            } else {
+                copysign(T::ZERO, a.im)
+            };
+            return C::new(a.re, im);
+        }
+        return C::new(T::NAN, T::NAN);
+    }
     if a.re == T::ZERO && a.im == T::ZERO {
         return C::new(T::ZERO, a.im);
     }
@@ -74,24 +148,113 @@ pub fn sqrt<T: Real>(a: C<T>) -> C<T> {
     if a.re >= T::ZERO {
         C::new(t, a.im / (two * t))
     } else {
-        let im = if a.im < T::ZERO { -t } else { t };
+        let im = copysign(t, a.im);
         C::new(a.im.abs() / (two * t), im)
     }
 }
 
-/// The sine.
+/// The sine: `-i·sinh(i·a)`, as Annex G defines it.
 pub fn sin<T: Real>(a: C<T>) -> C<T> {
-    C::new(a.re.sin() * a.im.cosh(), a.re.cos() * a.im.sinh())
+    if !is_finite(a.re) && is_inf(a.im) {
+        // glibc's `csin` gives the unspecified sign of the infinity as `+`.
+        return C::new(T::NAN, inf());
+    }
+    let s = sinh(C::new(-a.im, a.re));
+    C::new(s.im, -s.re)
 }
 
-/// The cosine.
+/// The cosine: `cosh(i·a)`.
 pub fn cos<T: Real>(a: C<T>) -> C<T> {
-    C::new(a.re.cos() * a.im.cosh(), -(a.re.sin() * a.im.sinh()))
+    cosh(C::new(-a.im, a.re))
+}
+
+/// The hyperbolic sine, as glibc's `csinh`.
+pub fn sinh<T: Real>(a: C<T>) -> C<T> {
+    let (x, y) = (a.re, a.im);
+    let negate = signbit(x);
+    let ax = x.abs();
+    if is_finite(x) {
+        if is_finite(y) {
+            let (s, c) = if y == T::ZERO {
+                (y, T::ONE)
+            } else {
+                (y.sin(), y.cos())
+            };
+            let re = ax.sinh() * c;
+            return C::new(if negate { -re } else { re }, ax.cosh() * s);
+        }
+        if x == T::ZERO {
+            return C::new(copysign(T::ZERO, x), T::NAN);
+        }
+        return C::new(T::NAN, T::NAN);
+    }
+    if is_inf(x) {
+        if y == T::ZERO {
+            return C::new(if negate { -inf::<T>() } else { inf() }, y);
+        }
+        if is_finite(y) {
+            let re = copysign(inf(), y.cos());
+            return C::new(if negate { -re } else { re }, copysign(inf(), y.sin()));
+        }
+        return C::new(inf(), T::NAN);
+    }
+    if y == T::ZERO {
+        C::new(T::NAN, y)
+    } else {
+        C::new(T::NAN, T::NAN)
+    }
+}
+
+/// The hyperbolic cosine, as glibc's `ccosh`.
+pub fn cosh<T: Real>(a: C<T>) -> C<T> {
+    let (x, y) = (a.re, a.im);
+    if is_finite(x) {
+        if is_finite(y) {
+            let (s, c) = if y == T::ZERO {
+                (y, T::ONE)
+            } else {
+                (y.sin(), y.cos())
+            };
+            return C::new(x.cosh() * c, x.sinh() * s);
+        }
+        let im = if x == T::ZERO { T::ZERO } else { T::NAN };
+        return C::new(T::NAN, im);
+    }
+    if is_inf(x) {
+        if y == T::ZERO {
+            return C::new(inf(), y * copysign(T::ONE, x));
+        }
+        if is_finite(y) {
+            return C::new(
+                copysign(inf(), y.cos()),
+                copysign(inf(), y.sin()) * copysign(T::ONE, x),
+            );
+        }
+        return C::new(inf(), T::NAN);
+    }
+    C::new(T::NAN, if y == T::ZERO { y } else { T::NAN })
 }
 
 /// The hyperbolic tangent.
 pub fn tanh<T: Real>(a: C<T>) -> C<T> {
     let two = T::ONE + T::ONE;
+    if !is_finite(a.re) || !is_finite(a.im) {
+        if is_inf(a.re) {
+            let im = if is_finite(a.im) && a.im.abs() > T::ONE {
+                copysign(T::ZERO, a.im.sin() * a.im.cos())
+            } else {
+                copysign(T::ZERO, a.im)
+            };
+            return C::new(copysign(T::ONE, a.re), im);
+        }
+        if a.im == T::ZERO {
+            return C::new(a.re, a.im);
+        }
+        if a.re == T::ZERO {
+            return C::new(a.re, T::NAN);
+        }
+        return C::new(T::NAN, T::NAN);
+    }
     if a.re.abs() > T::from_f64(20.0) {
         // cosh(2x) overflows: tanh is ±1, the imaginary part vanishing as e^-2|x|.
         let one = if a.re < T::ZERO { -T::ONE } else { T::ONE };

@@ -43,7 +43,10 @@ fn fill(t: &Tensor, value: Scalar) -> Result<()> {
 ///
 /// # Errors
 /// An integer base with a negative integer exponent (first), then as for
-/// [`binary`](super::binary) with the result dtype of `base` and `exponent`.
+/// [`binary`](super::binary) with the result dtype of `base` and `exponent`; last (in torch's
+/// kernel, after `out` is resized), an exponent other than 0 and 1 that does not fit an
+/// integral, `float16` or `bfloat16` result dtype ([`Scalar::check_fits`]: `int8 ** 300`;
+/// the other dtypes take the exponent as a double or a complex double).
 pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) -> Result<Tensor> {
     let integral_exponent = matches!(exponent, Scalar::Bool(_) | Scalar::Int(_));
     if is_integral_or_bool(base.dtype()) && integral_exponent && exponent.to_i64() < 0 {
@@ -73,6 +76,9 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
         let result = iter.into_result()?;
         super::copy_(&result, base)?;
         return Ok(result);
+    }
+    if common.is_integral() || common.is_reduced_float() {
+        exponent.check_fits(common)?;
     }
     let (o, x) = (iter.output(), iter.inputs()[0].as_tensor());
     match common {

@@ -200,8 +200,15 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
 /// `x.NAME_()`: the op written into `x` itself.
 ///
 /// # Errors
-/// As for [`unary`], with `x` as the output.
+/// `abs_` of a complex tensor, first (torch checks it before anything else, overlap
+/// included: `torch.abs(z, out=z)` is allowed, `z.abs_()` is not); then as for [`unary`],
+/// with `x` as the output.
 pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    if op == UnaryOp::Abs && x.dtype().is_complex() {
+        return Err(Error::runtime(
+            "In-place abs is not supported for complex tensors.",
+        ));
+    }
     unary(op, x, Some(x))
 }
 

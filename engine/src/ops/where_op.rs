@@ -1,5 +1,6 @@
 //! `torch.where(condition, a, b)`: three-way broadcasting, `a` and `b` promoted to their
-//! result dtype (either may be a Python number), a `bool` condition.
+//! result dtype (either may be a Python number), a `bool` condition (or a `uint8` one, which
+//! torch still takes, with a deprecation warning, as `condition != 0`).
 //!
 //! ```
 //! use bcast_engine::ops::r#where;
@@ -23,8 +24,10 @@ use crate::{alloc, dispatch_dtype, DType, Error, Result, Tensor};
 /// before its storage size).
 ///
 /// # Errors
-/// torch's, in its order: an `out` whose dtype is not the result dtype; a condition that is
-/// not `bool`; overlap of `out`; shapes that do not broadcast (condition, `a`, `b`, in that
+/// torch's, in its order: a Python number that does not fit the result dtype (torch makes it
+/// a 0-d tensor of that dtype first: [`Scalar::check_fits`](crate::Scalar::check_fits), except
+/// that `float16` and `bfloat16` take any number, rounded); an `out` whose dtype is not the
+/// result dtype; a condition that is neither `bool` nor `uint8`; overlap of `out`; shapes that do not broadcast (condition, `a`, `b`, in that
 /// order); the shape of `out` where it cannot be resized.
 pub fn r#where(
     condition: &Tensor,
@@ -32,9 +35,17 @@ pub fn r#where(
     b: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let (a, b) = (a.into(), b.into());
-    let (a, b) = (a.input(), b.input());
-    let dtype = result_type(&[a.participant(), b.participant()])?;
+    let (a, b): (Operand, Operand) = (a.into(), b.into());
+    let (a_in, b_in) = (a.input(), b.input());
+    let dtype = result_type(&[a_in.participant(), b_in.participant()])?;
+    if !dtype.is_reduced_float() {
+        for number in [&b, &a] {
+            if let Operand::Number(v) = number {
+                v.check_fits(dtype)?;
+            }
+        }
+    }
+    let (a, b) = (a_in, b_in);
     if let Some(o) = out {
         if o.dtype() != dtype {
             return Err(Error::runtime(format!(
@@ -44,12 +55,21 @@ pub fn r#where(
             )));
         }
     }
-    if condition.dtype() != DType::Bool {
-        return Err(Error::runtime(format!(
-            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-            condition.dtype().scalar_type_name()
-        )));
-    }
+    // torch converts a `uint8` condition to `bool` (a copy, so it never overlaps `out`).
+    let converted;
+    let condition = match condition.dtype() {
+        DType::Bool => condition,
+        DType::UInt8 => {
+            converted = condition.to_dtype(DType::Bool)?;
+            &converted
+        }
+        _ => {
+            return Err(Error::runtime(format!(
+                "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+                condition.dtype().scalar_type_name()
+            )))
+        }
+    };
     let a = IterInput::tensor(&a.as_tensor().to_dtype(dtype)?);
     let b = IterInput::tensor(&b.as_tensor().to_dtype(dtype)?);
     let fresh = match out {

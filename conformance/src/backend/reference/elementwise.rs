@@ -7,7 +7,7 @@
 use super::{Args, CallError, Value};
 use crate::case::Arg;
 use bcast_engine::ops::{
-    binary, compare, copy_, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
+    binary, compare, copy_, r#where, unary, unary_, BinaryOp, CompareOp, Operand, UnaryOp,
 };
 use bcast_engine::{Error, Tensor};
 
@@ -186,7 +186,7 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
             let ops = operands(a, py_name, form, &[p("input", Number::Refused)])?;
             let x = tensor_of(&ops[0])?;
             match form {
-                Form::InPlace => unary(u, x, Some(x)),
+                Form::InPlace => unary_(u, x),
                 _ => unary(u, x, out.as_ref()),
             }
         }
