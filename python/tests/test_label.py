@@ -68,18 +68,22 @@ class Label(unittest.TestCase):
 
     def test_a_result_outside_the_schema_is_left_out(self):
         # float16 broadcast against a complex 0-d tensor promotes to complex32, which the schema
-        # has no dtype for: the case is dropped with a note, the others are kept.
+        # has no dtype for: such a case (a complex32 result, or a kernel error naming
+        # ComplexHalf) is dropped with a note, the others are kept.
         cases = [{"id": f"c{i}", "storages": {"h": {"dtype": "float16", "values": [1.0, 2.0]},
                                                "z": {"dtype": "complex64", "values": [[1.0, 1.0]]}},
                   "tensors": {"x": {"storage": "h", "shape": [2], "strides": [1], "offset": 0},
                               "y": {"storage": "z", "shape": [], "strides": [], "offset": 0}},
                   "call": {"fn": "torch.add", "args": [{"tensor": "x"}, {"tensor": y}]}}
                  for i, y in enumerate(["y", "x"])]
+        xor = json.loads(json.dumps(cases[0]))
+        xor.update(id="c2", call={"fn": "torch.logical_xor", "args": [{"tensor": "x"}, {"tensor": "y"}]})
         err = io.StringIO()
         with contextlib.redirect_stderr(err):
-            kept = label.label(cases)
+            kept = label.label(cases + [xor])
         self.assertEqual([c["id"] for c in kept], ["c1"])
         self.assertIn("left out c0: a torch.complex32 result", err.getvalue())
+        self.assertIn("left out c2: torch computes it in complex32", err.getvalue())
 
     def test_the_command_labels_json_lines(self):
         cases = list(fixture_cases("conformance", "tests", "data", "numel.json").values())[:3]

@@ -16,7 +16,7 @@ MODE:
 - huge-message MB: answers every case with an error whose message is MB megabytes.
 - huge-values MB: answers every case with a tensor whose values list is MB megabytes of `0,`.
 - marker PATH: creates PATH at start, then behaves as `claim ["shapes"]`.
-- declines DECLINES_JSON: claims every op and level with the `declines` object given, and
+- declines DECLINES_JSON: claims every op, level and dtype (all twelve) with the `declines` object given, and
   answers `{"int": 0}` (so every case it does not decline fails).
 """
 
@@ -27,6 +27,8 @@ import time
 MODE = sys.argv[1]
 ARG = sys.argv[2] if len(sys.argv) > 2 else None
 DTYPES = ["bool", "int64", "float32", "float64"]
+ALL_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+              "complex64", "complex128"]
 LEVELS = ["shapes", "dtypes", "values", "errors", "messages", "inplace", "aliasing", "strides"]
 
 
@@ -54,7 +56,7 @@ def main():
     elif MODE == "claim-ops":
         hello(ops=json.loads(ARG))
     elif MODE == "declines":
-        hello(declines=json.loads(ARG))
+        hello(dtypes=ALL_DTYPES, declines=json.loads(ARG))
     elif MODE == "marker":
         open(ARG, "w").close()
         hello(levels=["shapes"])
