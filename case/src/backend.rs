@@ -305,6 +305,32 @@ impl BackendFailure {
     pub fn is_unsupported(&self) -> bool {
         self.kind == FailureKind::Unsupported
     }
+
+    /// How the message of an [`outside_schema`](BackendFailure::outside_schema) failure
+    /// begins, after [`BackendFailure::UNSUPPORTED`].
+    pub const OUTSIDE_SCHEMA: &'static str = "outside the schema: ";
+
+    /// An unsupported failure because the outcome itself has no form in the schema (a
+    /// `complex32` result): no other backend can express it either.
+    ///
+    /// ```
+    /// use bcast_case::BackendFailure;
+    /// let f = BackendFailure::outside_schema("a ComplexHalf result");
+    /// assert!(f.is_unsupported() && f.is_outside_schema());
+    /// assert!(!BackendFailure::unsupported("a Python-only call").is_outside_schema());
+    /// ```
+    pub fn outside_schema(reason: impl fmt::Display) -> BackendFailure {
+        BackendFailure::unsupported(format!("{}{reason}", BackendFailure::OUTSIDE_SCHEMA))
+    }
+
+    /// Whether this failure is an [`outside_schema`](BackendFailure::outside_schema) one.
+    pub fn is_outside_schema(&self) -> bool {
+        self.is_unsupported()
+            && self
+                .message
+                .strip_prefix(BackendFailure::UNSUPPORTED)
+                .is_some_and(|m| m.starts_with(BackendFailure::OUTSIDE_SCHEMA))
+    }
 }
 
 impl fmt::Display for BackendFailure {

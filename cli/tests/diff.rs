@@ -36,6 +36,24 @@ fn jobs_do_not_change_the_summary() {
 }
 
 #[test]
+fn dtypes_restrict_what_is_drawn() {
+    let summary = diff(&[
+        "--seed",
+        "13",
+        "--count",
+        "300",
+        "--no-python",
+        "--dtypes",
+        "float16,int8",
+    ]);
+    assert!(
+        summary.contains(" over float16, int8 (seed 13)"),
+        "{summary}"
+    );
+    assert!(diff(&["--seed", "13", "--count", "30", "--no-python"]).contains(" over every dtype "));
+}
+
+#[test]
 fn the_family_table_accounts_for_every_case() {
     let summary = diff(&[
         "--seed",
@@ -55,7 +73,7 @@ fn the_family_table_accounts_for_every_case() {
         .collect();
     // One row per family, in the order the first line names them.
     let named = summary.split(" cases of ").nth(1).unwrap();
-    let named: Vec<&str> = named.split(" (seed").next().unwrap().split(", ").collect();
+    let named: Vec<&str> = named.split(" over ").next().unwrap().split(", ").collect();
     let listed: Vec<&str> = rows.iter().map(|r| r[0]).collect();
     assert_eq!(listed, named, "{summary}");
     let column = |i: usize| -> u64 { rows.iter().map(|r| r[i].parse::<u64>().unwrap()).sum() };

@@ -71,7 +71,8 @@ impl<A: Backend, B: Backend> Backend for FallbackOracle<A, B> {
 
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
         match (self.first.run(case), self.second.as_mut()) {
-            (Err(f), Some(second)) if f.is_unsupported() => {
+            // A result outside the schema (complex32) is outside it for the second too.
+            (Err(f), Some(second)) if f.is_unsupported() && !f.is_outside_schema() => {
                 self.tally.second += 1;
                 second.run(case)
             }
@@ -144,6 +145,34 @@ mod tests {
         let mut oracle = FallbackOracle::new(Crashes, Some(ReferenceBackend));
         let failure = oracle.run(&a_case()).unwrap_err();
         assert_eq!(failure.kind, FailureKind::Crashed);
+        assert_eq!(
+            oracle.tally,
+            FallbackTally {
+                first: 1,
+                second: 0
+            }
+        );
+    }
+
+    /// A backend whose every result is outside the schema.
+    struct ComplexHalf;
+
+    impl Backend for ComplexHalf {
+        fn name(&self) -> String {
+            "complex-half".to_string()
+        }
+        fn capabilities(&self) -> Capabilities {
+            ReferenceBackend.capabilities()
+        }
+        fn run(&mut self, _: &Case) -> Result<Outcome, BackendFailure> {
+            Err(BackendFailure::outside_schema("a ComplexHalf result"))
+        }
+    }
+
+    #[test]
+    fn a_result_outside_the_schema_is_not_handed_on() {
+        let mut oracle = FallbackOracle::new(ComplexHalf, Some(ReferenceBackend));
+        assert!(oracle.run(&a_case()).unwrap_err().is_outside_schema());
         assert_eq!(
             oracle.tally,
             FallbackTally {

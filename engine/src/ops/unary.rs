@@ -146,6 +146,12 @@ impl UnaryOp {
 /// torch's, in its order: `neg` of a bool tensor; overlap of `out`; the shape of `out` where
 /// it cannot be resized; the dtype of `out`; then ops not implemented for bool.
 pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
+    if op == UnaryOp::Abs && x.dtype().is_complex() && out.is_none() {
+        // torch allocates `empty_like(x)` in the real dtype and writes into it as into `out=`,
+        // so the result keeps x's layout as `clone()` would (strides of size-1 dims included).
+        let result = x.empty_like(x.dtype().to_real())?;
+        return unary(op, x, Some(&result));
+    }
     if op == UnaryOp::Neg && x.dtype() == DType::Bool {
         return Err(Error::runtime(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",

@@ -96,15 +96,27 @@ impl Tensor {
         self.copy_preserving_format(dtype)
     }
 
-    /// A copy in new storage of `dtype`, with the strides of a dense layout or the memory
-    /// order of any other.
-    fn copy_preserving_format(&self, dtype: crate::DType) -> Result<Tensor> {
+    /// `torch.empty_like(x, dtype=dtype)` (`preserve_format`): new storage with the strides of
+    /// a dense layout, or the memory order of any other; the values are zeros.
+    ///
+    /// ```
+    /// # use bcast_engine::{DType, Tensor};
+    /// let x = Tensor::from_vec(vec![1i64, 2, 3, 4], &[2, 2]).unwrap().t().unwrap();
+    /// let e = x.empty_like(DType::Float32).unwrap();
+    /// assert_eq!((e.dtype(), e.strides()), (DType::Float32, &[1, 2][..]));
+    /// ```
+    pub fn empty_like(&self, dtype: crate::DType) -> Result<Tensor> {
         let strides = if self.layout().is_non_overlapping_and_dense() {
             self.strides().to_vec()
         } else {
             infer_dense_strides(self.shape(), self.strides())
         };
-        let out = alloc::empty_strided(self.shape(), &strides, dtype)?;
+        alloc::empty_strided(self.shape(), &strides, dtype)
+    }
+
+    /// A copy in new storage of `dtype`, laid out as [`Tensor::empty_like`].
+    fn copy_preserving_format(&self, dtype: crate::DType) -> Result<Tensor> {
+        let out = self.empty_like(dtype)?;
         loops::copy_into(&out, self)?;
         Ok(out)
     }

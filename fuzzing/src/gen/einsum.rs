@@ -210,7 +210,7 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
     let mut names = Vec::new();
     for shape in &d.shapes {
         let dt = if u.ratio(1, 8)? {
-            *u.choose(&super::operands::GEN_DTYPES)?
+            super::operands::random_dtype(u)?
         } else {
             dtype
         };

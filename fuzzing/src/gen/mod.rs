@@ -30,7 +30,10 @@ pub mod views;
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
-pub use operands::{approximate, consistent_divisor, python_number, random_dtype};
+pub use operands::{
+    approximate, consistent_divisor, draw_dtypes, drawn_dtypes, python_number, random_dtype,
+    AGREED_DTYPES,
+};
 pub use registry::{families, find_family, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
 pub use tolerance::{accumulation_error, float_tolerance, sum_tolerance};

@@ -19,7 +19,7 @@ fn pick_dtype(u: &mut Unstructured, floating: bool) -> GenResult<DType> {
     if floating && u.ratio(3, 4)? {
         return Ok(*u.choose(&[DType::Float32, DType::Float64])?);
     }
-    Ok(*u.choose(&super::operands::GEN_DTYPES)?)
+    super::operands::random_dtype(u)
 }
 
 /// A dim for a tensor of `ndim` dims: usually valid (negative half the time), sometimes out of
@@ -108,7 +108,7 @@ pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
             (None, _) => {}
         }
         if (op == "sum" || op == "mean") && u.ratio(1, 6)? {
-            let out = *u.choose(&super::operands::GEN_DTYPES)?;
+            let out = super::operands::random_dtype(u)?;
             dtypes.push(out);
             b.kwarg("dtype", Arg::Dtype(out.name().into()));
         }

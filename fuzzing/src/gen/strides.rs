@@ -7,6 +7,7 @@ use super::operands::random_dtype;
 use super::{broadcast_partner, ordered_view, CaseBuilder, GenResult, ViewKind};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case};
+use bcast_engine::ops::BinaryOp;
 use bcast_engine::DType;
 
 fn permutation(u: &mut Unstructured, ndim: usize) -> GenResult<Vec<usize>> {
@@ -71,7 +72,11 @@ pub fn strides_case(u: &mut Unstructured) -> GenResult<Case> {
     let x = operand(u, &mut b)?;
     let (name, args) = match u.int_in_range(0..=9)? {
         0 | 1 => ("torch.add", vec![x, operand(u, &mut b)?]),
-        2 => ("torch.mul", vec![x, operand(u, &mut b)?]),
+        2 => {
+            let y = operand(u, &mut b)?;
+            super::elementwise::binary_tolerance(&mut b, BinaryOp::Mul);
+            ("torch.mul", vec![x, y])
+        }
         3 => ("torch.neg", vec![x]),
         4 => ("torch.eq", vec![x, operand(u, &mut b)?]),
         5 => {

@@ -36,7 +36,7 @@ fn dim_arg(u: &mut Unstructured, ndim: usize) -> GenResult<i64> {
 pub fn expand_case(u: &mut Unstructured) -> GenResult<Case> {
     let mut b = CaseBuilder::default();
     let shape = random_shape(u, ShapeLimits::default())?;
-    let dtype = *u.choose(&super::operands::GEN_DTYPES)?;
+    let dtype = super::operands::random_dtype(u)?;
     let x = b.view(u, dtype, &shape, true)?;
     let mut target = Vec::with_capacity(shape.len() + 2);
     for &s in &shape {
@@ -114,7 +114,7 @@ pub fn broadcast_tensors_case(u: &mut Unstructured) -> GenResult<Case> {
         } else {
             broadcast_partner(u, &first, 10)?
         };
-        let dtype = *u.choose(&super::operands::GEN_DTYPES)?;
+        let dtype = super::operands::random_dtype(u)?;
         names.push(b.view(u, dtype, &shape, true)?);
     }
     // Varargs only: torch.broadcast_tensors([a, b]) is a Python binding TypeError, not broadcasting.
@@ -156,7 +156,7 @@ pub fn view_op_case(u: &mut Unstructured) -> GenResult<Case> {
     let mut b = CaseBuilder::default();
     let shape = random_shape(u, ShapeLimits::default())?;
     let ndim = shape.len();
-    let dtype = *u.choose(&super::operands::GEN_DTYPES)?;
+    let dtype = super::operands::random_dtype(u)?;
     let x = b.view(u, dtype, &shape, true)?;
     let numel: usize = shape.iter().product();
     let t = Arg::Tensor(x.clone());

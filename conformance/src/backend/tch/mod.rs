@@ -256,7 +256,7 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
         }
     };
     let result = describe::describe_value(&value, &inputs).map_err(|e| match e {
-        TchError::Kind(m) => BackendFailure::unsupported(m),
+        TchError::Kind(m) => BackendFailure::outside_schema(m),
         e => failure(e),
     })?;
     let after = inputs.snapshot().map_err(failure)?;
