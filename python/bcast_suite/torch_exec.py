@@ -15,6 +15,10 @@ TORCH_DTYPES = {name: getattr(torch, name) for name in kit.DTYPES}
 DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
 EXCEPTION_CLASSES = ("IndexError", "ValueError", "TypeError", "NotImplementedError", "RuntimeError")
 
+# torch warns some things once per process (TORCH_WARN_ONCE: a uint8 `where` condition, complex
+# values cast to real); warned always, a case's warnings do not depend on which cases ran before.
+torch.set_warn_always(True)
+
 
 def build(case, device="cpu"):
     """The case's storages (1-d tensors on `device`) and its named views over them."""
