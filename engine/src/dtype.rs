@@ -110,6 +110,47 @@ impl DType {
         }
     }
 
+    /// The C++ type c10 names in its checked-conversion messages (`value cannot be converted
+    /// to type int8_t without overflow`).
+    ///
+    /// ```
+    /// use bcast_engine::DType;
+    /// assert_eq!(DType::Int32.cpp_type_name(), "int");
+    /// ```
+    pub fn cpp_type_name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::UInt8 => "uint8_t",
+            DType::Int8 => "int8_t",
+            DType::Int16 => "int16_t",
+            DType::Int32 => "int",
+            DType::Int64 => "int64_t",
+            DType::Float16 => "c10::Half",
+            DType::BFloat16 => "c10::BFloat16",
+            DType::Float32 => "float",
+            DType::Float64 => "double",
+            DType::Complex64 => "c10::complex<float>",
+            DType::Complex128 => "c10::complex<double>",
+        }
+    }
+
+    /// The demangled C++ type name `caffe2::TypeMeta` prints (`mm`'s dtype message): the
+    /// integer types by their builtin names.
+    ///
+    /// ```
+    /// use bcast_engine::DType;
+    /// assert_eq!(DType::Int8.type_meta_name(), "signed char");
+    /// ```
+    pub fn type_meta_name(self) -> &'static str {
+        match self {
+            DType::UInt8 => "unsigned char",
+            DType::Int8 => "signed char",
+            DType::Int16 => "short int",
+            DType::Int64 => "long int",
+            other => other.cpp_type_name(),
+        }
+    }
+
     /// The type name torch prints for a tensor in messages such as `expand`'s: the legacy
     /// `torch.FloatTensor` names, and `CPU…Type` for the dtypes that have none there.
     pub fn tensor_type_name(self) -> &'static str {

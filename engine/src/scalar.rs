@@ -137,7 +137,7 @@ impl Scalar {
         if overflows {
             return Err(Error::runtime(format!(
                 "value cannot be converted to type {} without overflow",
-                cpp_type_name(dtype)
+                dtype.cpp_type_name()
             )));
         }
         Ok(())
@@ -157,24 +157,6 @@ fn limits(dtype: DType) -> (f64, f64) {
         DType::BFloat16 => (-3.3895313892515355e38, 3.3895313892515355e38),
         DType::Float32 => (f32::MIN as f64, f32::MAX as f64),
         _ => (f64::MIN, f64::MAX),
-    }
-}
-
-/// The C++ type torch names in its conversion messages.
-fn cpp_type_name(dtype: DType) -> &'static str {
-    match dtype {
-        DType::Bool => "bool",
-        DType::UInt8 => "uint8_t",
-        DType::Int8 => "int8_t",
-        DType::Int16 => "int16_t",
-        DType::Int32 => "int",
-        DType::Int64 => "int64_t",
-        DType::Float16 => "c10::Half",
-        DType::BFloat16 => "c10::BFloat16",
-        DType::Float32 => "float",
-        DType::Float64 => "double",
-        DType::Complex64 => "c10::complex<float>",
-        DType::Complex128 => "c10::complex<double>",
     }
 }
 

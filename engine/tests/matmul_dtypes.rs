@@ -34,17 +34,9 @@ fn run(row: &Value) -> Result<Tensor> {
 }
 
 fn check(row: &Value) -> std::result::Result<(), String> {
-    let want = &row["outcome"];
-    match (run(row), want.get("tensor")) {
-        (Ok(t), Some(w)) => tables::check_tensor(&t.contiguous().unwrap(), &tables::tensor(w)),
-        (Err(e), None) => tables::check_error(&e, want),
-        (Ok(t), None) => Err(format!(
-            "{} {:?} where torch raises {want}",
-            t.dtype(),
-            t.shape()
-        )),
-        (Err(e), Some(_)) => Err(format!("{e} where torch answers")),
-    }
+    tables::check_outcome(run(row), &row["outcome"], |t, w| {
+        tables::check_tensor(&t.contiguous().unwrap(), &w)
+    })
 }
 
 #[test]

@@ -38,42 +38,31 @@ fn close(g: f64, w: f64, dtype: DType) -> bool {
 }
 
 fn check(row: &Value) -> std::result::Result<(), String> {
-    let want = &row["outcome"];
-    match (run(row), want.get("tensor")) {
-        (Ok(t), Some(w)) => {
-            let w = tables::tensor(w);
-            if t.dtype() != w.dtype() || t.shape() != w.shape() {
-                return Err(format!(
-                    "{} {:?} != torch's {} {:?}",
-                    t.dtype(),
-                    t.shape(),
-                    w.dtype(),
-                    w.shape()
-                ));
-            }
-            let real = w.dtype().to_real();
-            for (i, (g, x)) in t.to_scalars().into_iter().zip(w.to_scalars()).enumerate() {
-                let ok = match (g, x) {
-                    (Scalar::Float(a), Scalar::Float(b)) => close(a, b, real),
-                    (Scalar::Complex(a, b), Scalar::Complex(c, d)) => {
-                        close(a, c, real) && close(b, d, real)
-                    }
-                    (a, b) => a == b,
-                };
-                if !ok {
-                    return Err(format!("element {i}: {g:?} != torch's {x:?}"));
-                }
-            }
-            Ok(())
+    tables::check_outcome(run(row), &row["outcome"], |t, w| {
+        if t.dtype() != w.dtype() || t.shape() != w.shape() {
+            return Err(format!(
+                "{} {:?} != torch's {} {:?}",
+                t.dtype(),
+                t.shape(),
+                w.dtype(),
+                w.shape()
+            ));
         }
-        (Err(e), None) => tables::check_error(&e, want),
-        (Ok(t), None) => Err(format!(
-            "{} {:?} where torch raises {want}",
-            t.dtype(),
-            t.to_scalars()
-        )),
-        (Err(e), Some(_)) => Err(format!("{e} where torch answers")),
-    }
+        let real = w.dtype().to_real();
+        for (i, (g, x)) in t.to_scalars().into_iter().zip(w.to_scalars()).enumerate() {
+            let ok = match (g, x) {
+                (Scalar::Float(a), Scalar::Float(b)) => close(a, b, real),
+                (Scalar::Complex(a, b), Scalar::Complex(c, d)) => {
+                    close(a, c, real) && close(b, d, real)
+                }
+                (a, b) => a == b,
+            };
+            if !ok {
+                return Err(format!("element {i}: {g:?} != torch's {x:?}"));
+            }
+        }
+        Ok(())
+    })
 }
 
 #[test]

@@ -7,31 +7,13 @@ use crate::reduce::check_work;
 use crate::shape::signed_sizes;
 use crate::{alloc, DType, Error, Result, Tensor};
 
-/// The C++ type name torch prints in `mm`'s dtype message (`caffe2::TypeMeta`).
-fn cpp_type_name(dtype: DType) -> &'static str {
-    match dtype {
-        DType::Bool => "bool",
-        DType::UInt8 => "unsigned char",
-        DType::Int8 => "signed char",
-        DType::Int16 => "short int",
-        DType::Int32 => "int",
-        DType::Int64 => "long int",
-        DType::Float16 => "c10::Half",
-        DType::BFloat16 => "c10::BFloat16",
-        DType::Float32 => "float",
-        DType::Float64 => "double",
-        DType::Complex64 => "c10::complex<float>",
-        DType::Complex128 => "c10::complex<double>",
-    }
-}
-
 /// `addmm_impl_cpu_`'s first check, on its two matrices (`mm`, and `bmm` batch by batch).
 fn check_m1_m2_dtypes(m1: DType, m2: DType) -> Result<()> {
     if m1 != m2 {
         return Err(Error::runtime(format!(
             "expected m1 and m2 to have the same dtype, but got: {} != {}",
-            cpp_type_name(m1),
-            cpp_type_name(m2)
+            m1.type_meta_name(),
+            m2.type_meta_name()
         )));
     }
     Ok(())

@@ -168,6 +168,16 @@ pub fn cos<T: Real>(a: C<T>) -> C<T> {
     cosh(C::new(-a.im, a.re))
 }
 
+/// `(sin y, cos y)` of a finite `y`, exactly `(y, 1)` at ±0 (keeping the zero's sign), as
+/// glibc's `csinh` and `ccosh` take them.
+fn sin_cos<T: Real>(y: T) -> (T, T) {
+    if y == T::ZERO {
+        (y, T::ONE)
+    } else {
+        (y.sin(), y.cos())
+    }
+}
+
 /// The hyperbolic sine, as glibc's `csinh`.
 pub fn sinh<T: Real>(a: C<T>) -> C<T> {
     let (x, y) = (a.re, a.im);
@@ -175,11 +185,7 @@ pub fn sinh<T: Real>(a: C<T>) -> C<T> {
     let ax = x.abs();
     if is_finite(x) {
         if is_finite(y) {
-            let (s, c) = if y == T::ZERO {
-                (y, T::ONE)
-            } else {
-                (y.sin(), y.cos())
-            };
+            let (s, c) = sin_cos(y);
             let re = ax.sinh() * c;
             return C::new(if negate { -re } else { re }, ax.cosh() * s);
         }
@@ -210,11 +216,7 @@ pub fn cosh<T: Real>(a: C<T>) -> C<T> {
     let (x, y) = (a.re, a.im);
     if is_finite(x) {
         if is_finite(y) {
-            let (s, c) = if y == T::ZERO {
-                (y, T::ONE)
-            } else {
-                (y.sin(), y.cos())
-            };
+            let (s, c) = sin_cos(y);
             return C::new(x.cosh() * c, x.sinh() * s);
         }
         let im = if x == T::ZERO { T::ZERO } else { T::NAN };

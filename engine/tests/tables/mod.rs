@@ -115,3 +115,22 @@ pub fn check_error(got: &Error, want: &Value) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Compares an engine outcome with torch's (`{"tensor": ...}` or an error): `same` judges a
+/// result against torch's tensor; an error must be torch's, class and message.
+pub fn check_outcome(
+    got: bcast_engine::Result<Tensor>,
+    want: &Value,
+    same: impl FnOnce(&Tensor, Tensor) -> Result<(), String>,
+) -> Result<(), String> {
+    match (got, want.get("tensor")) {
+        (Ok(t), Some(w)) => same(&t, tensor(w)),
+        (Err(e), None) => check_error(&e, want),
+        (Ok(t), None) => Err(format!(
+            "{} {:?} where torch raises {want}",
+            t.dtype(),
+            t.shape()
+        )),
+        (Err(e), Some(_)) => Err(format!("{e} where torch answers")),
+    }
+}

@@ -46,12 +46,7 @@ pub fn drawn_dtypes() -> Vec<DType> {
 
 /// A dtype, uniformly among the [`drawn_dtypes`].
 pub fn random_dtype(u: &mut Unstructured) -> GenResult<DType> {
-    let drawn = DRAWN.read().unwrap_or_else(|e| e.into_inner());
-    if drawn.is_empty() {
-        u.choose(&GEN_DTYPES).copied()
-    } else {
-        u.choose(&drawn).copied()
-    }
+    u.choose(&drawn_dtypes()).copied()
 }
 
 /// A Python number: a bool, an int or a float, often an edge value (0, -0.0, NaN, infinities,
