@@ -1,6 +1,6 @@
 """Runs a bcast_suite module as `python -m` does, with this checkout's python/ first on sys.path:
 the one place that puts it there. The entry points beside it (label.py, verify_fixtures.py,
-regen_corpus.py, extract_docs.py, tch_op_cases.py, adapters/*.py) each call run() here, so they
+regen_corpus.py, opinfo.py, extract_docs.py, tch_op_cases.py, adapters/*.py) each call run() here, so they
 work from a fresh clone with nothing installed. With the package installed
 (`pip install ./python`) or PYTHONPATH=python, `python -m bcast_suite.MODULE` needs none of this.
 

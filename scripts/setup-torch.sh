@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs torch 2.13.0 and numpy into a cached venv outside the repository (reused when it
+# Installs torch 2.13.0, numpy, pyyaml and expecttest (which torch's OpInfo test database,
+# read by python -m bcast_suite.opinfo, imports) into a cached venv outside the repository (reused when it
 # already holds that version) and prints the environment the `torch` feature (tch) needs:
 #
 #     eval "$(scripts/setup-torch.sh)"
@@ -18,6 +19,8 @@ installed() {
     # The dist-info directories pip writes; no Python import needed, so this is instant.
     compgen -G "$VENV/lib/python3*/site-packages/torch-${TORCH_VERSION}*.dist-info" >/dev/null &&
         compgen -G "$VENV/lib/python3*/site-packages/numpy-*.dist-info" >/dev/null &&
+        compgen -G "$VENV/lib/python3*/site-packages/[Pp]y[Yy][Aa][Mm][Ll]-*.dist-info" >/dev/null &&
+        compgen -G "$VENV/lib/python3*/site-packages/expecttest-*.dist-info" >/dev/null &&
         [ -x "$VENV/bin/python" ]
 }
 
@@ -40,11 +43,11 @@ make_venv() {
 if installed; then
     say "torch $TORCH_VERSION already in $VENV"
 else
-    say "installing torch==$TORCH_VERSION and numpy into $VENV"
+    say "installing torch==$TORCH_VERSION, numpy, pyyaml (torchgen reads YAML) and expecttest (OpInfo) into $VENV"
     mkdir -p "$(dirname "$VENV")"
     [ -x "$VENV/bin/python" ] || make_venv
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "torch==$TORCH_VERSION" numpy >&2
+        "torch==$TORCH_VERSION" numpy pyyaml expecttest >&2
     installed || { say "the install did not leave torch $TORCH_VERSION in $VENV"; exit 1; }
 fi
 

@@ -76,7 +76,7 @@ pub struct Declines {
 
 impl Declines {
     /// The form names of `forms`.
-    pub const FORMS: [&'static str; 4] = ["function", "method", "in_place", "getitem"];
+    pub const FORMS: [&'static str; 5] = ["function", "method", "in_place", "getitem", "reflected"];
 
     /// Whether it declines nothing.
     pub fn is_empty(&self) -> bool {
@@ -89,6 +89,7 @@ impl Declines {
             Form::Method => "method",
             Form::InPlace => "in_place",
             Form::Getitem => "getitem",
+            Form::Reflected => "reflected",
         }
     }
 }
@@ -179,7 +180,12 @@ impl Capabilities {
         }
         let elementwise = op.is_some_and(|(op, _)| op.family.is_elementwise());
         if d.python_numbers && elementwise {
-            let number = |a: &Arg| matches!(a, Arg::Int(_) | Arg::Float(_) | Arg::Bool(_));
+            let number = |a: &Arg| {
+                matches!(
+                    a,
+                    Arg::Int(_) | Arg::Float(_) | Arg::Bool(_) | Arg::Complex(_)
+                )
+            };
             if let Some(i) = call.args.iter().position(number) {
                 return Some(format!(
                     "declines Python-number operands (argument {})",

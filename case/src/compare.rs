@@ -182,6 +182,7 @@ fn summary(r: &ResultValue) -> String {
         ResultValue::Size(s) => format!("torch.Size({s:?})"),
         ResultValue::Int(i) => format!("{i}"),
         ResultValue::Bool(b) => format!("{b}"),
+        ResultValue::NotImplemented => "NotImplemented".into(),
     }
 }
 
@@ -366,7 +367,9 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
 /// within the tolerance, `|got - want| <= atol + rtol * |want|`. Integers and bools agree
 /// only when equal. A complex value agrees with a complex value part by part, each part as a
 /// float with the same tolerance (`|got.re - want.re| <= atol + rtol * |want.re|`, and the
-/// same for `im`), and never with a real one.
+/// same for `im`), or, with a tolerance and finite parts, as `torch.isclose` compares complex
+/// numbers: `|got - want| <= atol + rtol * |want|` in complex magnitude (so a part far smaller
+/// than the other may carry the other's rounding). Never with a real one.
 ///
 /// ```
 /// use bcast_case::{values_agree, Num, Tolerance};
@@ -374,6 +377,9 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
 /// assert!(values_agree(Num::Complex(1.0, f64::NAN), Num::Complex(1.0, f64::NAN), None));
 /// assert!(values_agree(Num::Complex(1.0, 2.0), Num::Complex(1.005, 1.995), tol));
 /// assert!(!values_agree(Num::Complex(1.0, 2.0), Num::Complex(1.0, 2.5), tol));
+/// let rel = Some(Tolerance { rtol: 1e-5, atol: 0.0 });
+/// assert!(values_agree(Num::Complex(3.5e22, 1e30), Num::Complex(2.8e22, 1e30), rel));
+/// assert!(!values_agree(Num::Complex(3.5e22, 1e30), Num::Complex(2.8e22, 1e30), None));
 /// assert!(!values_agree(Num::Complex(1.0, 0.0), Num::Float(1.0), None));
 /// ```
 pub fn values_agree(e: Num, g: Num, tolerance: Option<Tolerance>) -> bool {
@@ -382,7 +388,11 @@ pub fn values_agree(e: Num, g: Num, tolerance: Option<Tolerance>) -> bool {
         (Num::Int(a), Num::Int(b)) => a == b,
         (Num::Bool(_), _) | (_, Num::Bool(_)) => false,
         (Num::Complex(er, ei), Num::Complex(gr, gi)) => {
-            floats_agree(er, gr, tolerance) && floats_agree(ei, gi, tolerance)
+            (floats_agree(er, gr, tolerance) && floats_agree(ei, gi, tolerance))
+                || tolerance.is_some_and(|t| {
+                    [er, ei, gr, gi].iter().all(|p| p.is_finite())
+                        && (gr - er).hypot(gi - ei) <= t.atol + t.rtol * er.hypot(ei)
+                })
         }
         (Num::Complex(..), _) | (_, Num::Complex(..)) => false,
         (a, b) => floats_agree(a.to_f64(), b.to_f64(), tolerance),

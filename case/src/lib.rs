@@ -44,7 +44,9 @@ mod load;
 mod model;
 mod number;
 pub mod ops;
+pub mod pyargs;
 pub mod quote;
+pub mod reflect;
 mod sampling;
 mod write;
 

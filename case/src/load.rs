@@ -228,8 +228,9 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
     Ok(())
 }
 
-/// Checks that a case names only dtypes its file's schema version has: a version-1 file reads
-/// as it always did, with the four dtypes of version 1.
+/// Checks that a case names only dtypes (and argument kinds) its file's schema version has: a
+/// version-1 file reads as it always did, with the four dtypes of version 1 and no Python
+/// complex argument.
 ///
 /// ```
 /// use bcast_case::{check_schema, Case};
@@ -237,8 +238,16 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 ///     "values": [1]}}, "call": {"fn": "Tensor.numel"}}"#).unwrap();
 /// assert!(check_schema(&case, 2).is_ok());
 /// assert_eq!(check_schema(&case, 1).unwrap_err(), "dtype uint8 needs schema 2 (the file says 1)");
+/// let z: Case = serde_json::from_str(r#"{"id": "z", "call": {"fn": "torch.add",
+///     "args": [{"complex": [1.0, "-inf"]}, {"int": 2}]}}"#).unwrap();
+/// assert_eq!(check_schema(&z, 1).unwrap_err(), "a complex argument needs schema 2 (the file says 1)");
 /// ```
 pub fn check_schema(case: &Case, schema: u32) -> Result<(), String> {
+    if case.has_complex_arg() && schema < COMPLEX_ARG_SCHEMA {
+        return Err(format!(
+            "a complex argument needs schema {COMPLEX_ARG_SCHEMA} (the file says {schema})"
+        ));
+    }
     for name in case.dtype_names() {
         if let Some(d) = DType::from_name(name) {
             if d.since_schema() > schema {
@@ -263,17 +272,26 @@ pub fn check_schema(case: &Case, schema: u32) -> Result<(), String> {
 ///     "call": {{"fn": "Tensor.numel"}}}}"#)).unwrap() };
 /// assert_eq!(schema_for(&[case("float32")]), 1);
 /// assert_eq!(schema_for(&[case("float32"), case("complex64")]), 2);
+/// let z: Case = serde_json::from_str(r#"{"id": "z", "call": {"fn": "torch.add",
+///     "args": [{"complex": [1.0, 2.0]}, {"int": 2}]}}"#).unwrap();
+/// assert_eq!(schema_for(&[case("float32"), z]), 2);
 /// ```
 pub fn schema_for(cases: &[Case]) -> u32 {
-    cases
+    let dtypes = cases
         .iter()
         .flat_map(Case::dtype_names)
         .filter_map(DType::from_name)
-        .map(DType::since_schema)
+        .map(DType::since_schema);
+    let complex = cases.iter().filter(|c| c.has_complex_arg());
+    dtypes
+        .chain(complex.map(|_| COMPLEX_ARG_SCHEMA))
         .max()
         .unwrap_or(MIN_SCHEMA_VERSION)
         .max(MIN_SCHEMA_VERSION)
 }
+
+/// The schema version that added Python complex arguments (`{"complex": [re, im]}`).
+pub const COMPLEX_ARG_SCHEMA: u32 = 2;
 
 /// The dtype of a storage spec.
 pub fn storage_dtype(spec: &StorageSpec) -> Result<DType, String> {
@@ -401,6 +419,11 @@ pub fn validate_case(case: &Case) -> Result<(), String> {
             }
             Arg::Float(Num::Complex(..) | Num::Bool(_)) => {
                 return Err(format!("call: a `float` argument is a number, not {arg:?}"));
+            }
+            Arg::Complex(n) if !matches!(n, Num::Complex(..)) => {
+                return Err(format!(
+                    "call: a `complex` argument is a pair [re, im], not {n:?}"
+                ));
             }
             _ => {}
         }

@@ -82,6 +82,12 @@ impl Case {
         }
         names
     }
+
+    /// Whether the call passes a Python complex number (an argument of schema 2).
+    pub fn has_complex_arg(&self) -> bool {
+        let mut args = self.call.args.iter().chain(self.call.kwargs.values());
+        args.any(|a| matches!(a, Arg::Complex(_)))
+    }
 }
 
 /// Where a case comes from.
@@ -109,6 +115,22 @@ pub struct Source {
     /// What found that bug (a fuzz target, an oracle, the differential).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub found_by: Option<String>,
+    /// The OpInfo (PyTorch's `op_db`) whose sample or error input it is (`div`,
+    /// `special.xlog1py`); see `python/bcast_suite/opinfo.py`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opinfo: Option<String>,
+    /// That OpInfo's `variant_test_name` (`trunc_rounding`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    /// The dtype the OpInfo's samples were drawn for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dtype: Option<String>,
+    /// The index of the sample among `op.sample_inputs(...)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample: Option<u64>,
+    /// The index of the error input among `op.error_inputs(...)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_input: Option<u64>,
 }
 
 /// A flat storage: a dtype and either literal values or a fill recipe.
@@ -192,6 +214,9 @@ pub enum Arg {
     Float(Num),
     /// A Python bool.
     Bool(bool),
+    /// A Python complex, `{"complex": [re, im]}` (schema 2; each part as a float: `[1.5,
+    /// "-inf"]`); always a [`Num::Complex`].
+    Complex(Num),
     /// A list of ints, passed as separate arguments where Python allows it.
     Ints(Vec<i64>),
     /// A Python list of ints.
@@ -263,6 +288,10 @@ pub enum ResultValue {
     Int(i64),
     /// A bool.
     Bool(bool),
+    /// Python's `NotImplemented`, what a reflected operator (`Tensor.__rsub__`) returns where
+    /// its body raised a `TypeError`: `"result": "not_implemented"`.
+    #[serde(rename = "not_implemented")]
+    NotImplemented,
 }
 
 /// A tensor in a result.

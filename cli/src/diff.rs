@@ -64,8 +64,8 @@ pub struct DiffArgs {
     /// Candidate cases tried while shrinking one finding.
     #[arg(long, default_value_t = 2000)]
     pub shrink_budget: usize,
-    /// Draw only these dtypes (comma-separated names; `agreed`: the four on which the engine
-    /// has agreed with torch over millions of cases) [default: all twelve].
+    /// Draw only these dtypes (comma-separated names; `agreed`: the four of schema 1, bool,
+    /// int64, float32 and float64) [default: all twelve].
     #[arg(long, value_delimiter = ',', value_name = "DTYPES")]
     pub dtypes: Vec<String>,
     /// Run the reference engine alone (no libtorch), to measure its speed.

@@ -44,6 +44,7 @@ fn py_arg(a: &Arg) -> String {
         Arg::Int(i) => i.to_string(),
         Arg::Float(f) => py_num(&Num::Float(f.to_f64())),
         Arg::Bool(b) => py_num(&Num::Bool(*b)),
+        Arg::Complex(z) => py_num(z),
         Arg::Ints(v) | Arg::List(v) => format!("[{}]", py_ints(v)),
         Arg::Tuple(v) if v.len() == 1 => format!("({},)", v[0]),
         Arg::Tuple(v) => format!("({})", py_ints(v)),

@@ -102,6 +102,8 @@ fn skip_reason_with(
     let dtype_args =
         (case.call.args.iter().chain(case.call.kwargs.values())).filter_map(|a| match a {
             Arg::Dtype(name) => DType::from_name(name),
+            // A Python complex (two doubles) is sent only to a backend claiming complex128.
+            Arg::Complex(_) => Some(DType::Complex128),
             _ => None,
         });
     let storage_dtypes = case.storages.values().filter_map(|s| storage_dtype(s).ok());
@@ -230,6 +232,19 @@ pub fn describe_failure(loaded: &LoadedCase, report: &CaseReport) -> String {
     }
     if let Some(r) = &src.regression {
         let _ = writeln!(s, "  source: regression: {r}");
+    }
+    if let Some(op) = &src.opinfo {
+        let variant = src
+            .variant
+            .as_ref()
+            .map_or(String::new(), |v| format!(" ({v})"));
+        let input = match (src.sample, src.error_input, &src.dtype) {
+            (Some(i), _, Some(d)) => format!("{d} sample {i}"),
+            (Some(i), _, None) => format!("sample {i}"),
+            (None, Some(i), _) => format!("error input {i}"),
+            (None, None, _) => "?".to_string(),
+        };
+        let _ = writeln!(s, "  source: OpInfo {op}{variant}, {input}");
     }
     match &report.verdict {
         Verdict::Fail(ms) => {

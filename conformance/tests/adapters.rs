@@ -219,3 +219,105 @@ fn candle_differs_from_torch_only_where_candle_really_does() {
     assert_eq!(levels("add_-ok"), "skip");
     assert_eq!(levels("where"), "skip");
 }
+
+/// The cases of `DTYPES_SCHEMA_2` that passed, and those that failed with what (skips left
+/// out).
+#[cfg(any(feature = "ndarray", feature = "candle"))]
+fn passed_and_failed(result: &SuiteResult) -> (BTreeSet<String>, BTreeMap<String, String>) {
+    let passed = result
+        .entries
+        .iter()
+        .filter(|e| e.status == Status::Pass)
+        .map(|e| e.report.id.clone())
+        .collect();
+    let failed = not_passed(result)
+        .into_iter()
+        .filter(|(_, w)| w != "skip")
+        .collect();
+    (passed, failed)
+}
+
+#[cfg(feature = "ndarray")]
+#[test]
+fn ndarray_runs_every_element_type_it_has() {
+    let mut nd = open_backend("ndarray", AdapterLimits::default()).unwrap();
+    let caps = nd.capabilities();
+    // Rust's integers, floats and num_complex; no half-precision type.
+    for d in ["uint8", "int8", "int16", "int32", "complex64", "complex128"] {
+        assert!(caps.claims_dtype(d), "{d}");
+    }
+    assert!(!caps.claims_dtype("float16") && !caps.claims_dtype("bfloat16"));
+    let (passed, failed) = passed_and_failed(&run(nd.as_mut(), &load(DTYPES_SCHEMA_2)));
+    let ids =
+        |v: &[&str]| -> BTreeSet<String> { v.iter().map(|s| format!("dtypes/{s}")).collect() };
+    // Same-dtype arithmetic wraps as torch's does (release build), complex NaN/inf products
+    // agree, views of every type.
+    assert_eq!(
+        passed,
+        ids(&[
+            "uint8-add-wraps",
+            "complex128-mul-nan-inf",
+            "int16-expand",
+            "complex128-expand",
+            "int8-add_-wraps"
+        ])
+    );
+    let failed: BTreeMap<&str, &str> = failed
+        .iter()
+        .map(|(id, w)| (id.trim_start_matches("dtypes/"), w.as_str()))
+        .collect();
+    // No promotion between dtypes, nor of an int array with a float.
+    for id in [
+        "int8-int16-add",
+        "uint8-int8-mul",
+        "int8-add-python-float",
+        "complex64-float32-add",
+        "complex64-float64-mul",
+    ] {
+        assert!(
+            failed[id].starts_with("failure: ndarray"),
+            "{id}: {}",
+            failed[id]
+        );
+    }
+    // Integer division stays integer; a uint8 sum stays uint8 (torch: int64).
+    assert_eq!(failed["int32-div"], "dtypes,values");
+    assert_eq!(failed["uint8-sum-dim"], "dtypes,values");
+    assert_eq!(failed.len(), 9, "{failed:#?}");
+}
+
+#[cfg(feature = "candle")]
+#[test]
+fn candle_runs_every_element_type_it_shares_with_the_schema() {
+    let mut candle = open_backend("candle", AdapterLimits::default()).unwrap();
+    let caps = candle.capabilities();
+    // u8, i16, i32, i64, f16, bf16, f32, f64 (its u32 has no schema dtype).
+    for d in ["uint8", "int16", "int32", "float16", "bfloat16"] {
+        assert!(caps.claims_dtype(d), "{d}");
+    }
+    assert!(!caps.claims_dtype("bool") && !caps.claims_dtype("int8"));
+    assert!(!caps.claims_dtype("complex64"));
+    let (passed, failed) = passed_and_failed(&run(candle.as_mut(), &load(DTYPES_SCHEMA_2)));
+    let ids =
+        |v: &[&str]| -> BTreeSet<String> { v.iter().map(|s| format!("dtypes/{s}")).collect() };
+    // float16 arithmetic rounds as torch's (computed in f32, rounded once), uint8 wraps.
+    assert_eq!(
+        passed,
+        ids(&[
+            "uint8-add-wraps",
+            "float16-mul",
+            "float16-div-rounds",
+            "float16-mul-python-float",
+            "int16-expand",
+            "float16-add-sampled"
+        ])
+    );
+    let failed: BTreeMap<&str, &str> = failed
+        .iter()
+        .map(|(id, w)| (id.trim_start_matches("dtypes/"), w.as_str()))
+        .collect();
+    assert!(failed["bfloat16-float16-add"].starts_with("failure: candle has no mixed-dtype"));
+    assert_eq!(failed["int32-div"], "dtypes,values");
+    assert_eq!(failed["uint8-sum-dim"], "dtypes,values");
+    assert_eq!(failed.len(), 5, "{failed:#?}");
+}

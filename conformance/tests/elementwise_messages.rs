@@ -32,6 +32,16 @@ const MESSAGES: &[&str] = &[
     "logical_and(): argument 'other' (position 2) must be Tensor, not ",
     "where(): argument 'input' (position 2) must be Tensor, not ",
     "(): argument 'input' (position 1) must be Tensor, not ",
+    "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+    "\"div_floor_cpu\" not implemented for 'Bool'",
+    "\"hypot_cpu\" not implemented for '",
+    "heaviside is not yet implemented for complex tensors.",
+    "heaviside is not yet implemented for tensors with different dtypes.",
+    "fmax not implemented for complex tensors.",
+    "ldexp can't be cast to the desired output type ",
+    "the output given to float_power has dtype ",
+    "the base given to float_power_ has dtype ",
+    "fmax(): argument 'other' (position 2) must be Tensor, not ",
 ];
 
 #[test]

@@ -74,13 +74,26 @@ impl<A: Backend, B: Backend> Backend for FallbackOracle<A, B> {
             // A result outside the schema (complex32) is outside it for the second too.
             (Err(f), Some(second)) if f.is_unsupported() && !f.is_outside_schema() => {
                 self.tally.second += 1;
-                second.run(case)
+                second.run(case).map_err(outside_schema_of_second)
             }
             (answer, _) => {
                 self.tally.first += 1;
                 answer
             }
         }
+    }
+}
+
+/// The PyTorch adapter answers a case whose result the schema cannot hold (a `complex32`
+/// tensor) with a failure that says so, as the protocol has no other answer for it; for the
+/// oracle that is outside the schema, as it is when libtorch says it.
+fn outside_schema_of_second(f: BackendFailure) -> BackendFailure {
+    let marker = BackendFailure::OUTSIDE_SCHEMA;
+    match f.message.find(marker) {
+        Some(at) if !f.is_unsupported() => {
+            BackendFailure::outside_schema(&f.message[at + marker.len()..])
+        }
+        _ => f,
     }
 }
 
@@ -194,5 +207,35 @@ mod tests {
             }
         );
         assert_eq!(oracle.name(), "nothing");
+    }
+
+    /// A second backend that answers as the PyTorch adapter does for a `complex32` result.
+    struct AdapterOutsideSchema;
+
+    impl Backend for AdapterOutsideSchema {
+        fn name(&self) -> String {
+            "adapter".to_string()
+        }
+        fn capabilities(&self) -> Capabilities {
+            ReferenceBackend.capabilities()
+        }
+        fn run(&mut self, _: &Case) -> Result<Outcome, BackendFailure> {
+            Err(BackendFailure::bad_input(
+                "the adapter could not run the case: outside the schema: a torch.complex32 result",
+            ))
+        }
+    }
+
+    #[test]
+    fn the_seconds_outside_the_schema_is_unsupported_and_other_failures_stay() {
+        let mut oracle = FallbackOracle::new(Nothing, Some(AdapterOutsideSchema));
+        let failure = oracle.run(&a_case()).unwrap_err();
+        assert!(failure.is_outside_schema(), "{failure:?}");
+        assert!(failure.message.ends_with("a torch.complex32 result"));
+        let mut oracle = FallbackOracle::new(Nothing, Some(Crashes));
+        assert_eq!(
+            oracle.run(&a_case()).unwrap_err().kind,
+            FailureKind::Crashed
+        );
     }
 }

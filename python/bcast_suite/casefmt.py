@@ -59,10 +59,19 @@ def dtype_names(case):
     return names
 
 
+def has_complex_arg(case):
+    """Whether the call passes a Python complex number (`{"complex": [re, im]}`, schema 2), as
+    the Rust Case::has_complex_arg."""
+    call = case.get("call", {})
+    args = list(call.get("args", [])) + list(call.get("kwargs", {}).values())
+    return any(isinstance(a, dict) and "complex" in a for a in args)
+
+
 def schema_for(cases):
     """The schema version a file of these cases is written with: 1 unless a case names a dtype
-    that only version 2 has."""
+    that only version 2 has, or passes a Python complex number."""
     new = any(name not in V1_DTYPES and name in DTYPES for case in cases for name in dtype_names(case))
+    new = new or any(has_complex_arg(case) for case in cases)
     return SCHEMA if new else MIN_SCHEMA
 
 

@@ -435,9 +435,33 @@ def complex_special_table():
     return {"torch": torch.__version__, "rows": rows}
 
 
+REDUCED_POW_EXPONENTS = [2, 3, -2, 0.5, -0.5, -1, 7, -3, 2.001, 3.0004, -1.9995, 0.50001,
+                         -0.49999, -1.0001, 2.5, -1.5, 1 / 3, 0.1, 1e-5, 1.0001, 100.0,
+                         math.inf, -math.inf, math.nan]
+
+
+def reduced_pow_table():
+    """`pow` of float16 and bfloat16 tensors by a Python number and by a 0-d tensor: every
+    finite value of the dtype whose low byte is 0, 0x35 or 0xff, -0.0, the infinities and NaN
+    (768 values, most of them in the vectorised loop), by exponents that hit torch's fast
+    paths for 2, 3, -2, 0.5, -0.5 and -1 and by ones the dtype rounds to them (2.001 is 2 in
+    float16 and bfloat16)."""
+    rows = []
+    for d in ["float16", "bfloat16"]:
+        bits = [b for b in range(0x10000) if (b & 0xff) in (0x00, 0x35, 0xff)]
+        a = torch.tensor(bits, dtype=torch.int32).to(torch.int16).view(dt(d))
+        for n in REDUCED_POW_EXPONENTS:
+            rows.append({"op": "pow", "args": [operand(a), operand(n)],
+                         "outcome": outcome(lambda: torch.pow(a, n))})
+            t = torch.tensor(n, dtype=torch.float64)
+            rows.append({"op": "pow", "args": [operand(a), operand(t)],
+                         "outcome": outcome(lambda: torch.pow(a, t))})
+    return {"torch": torch.__version__, "rows": rows}
+
+
 TABLES = {"casts": cast_table, "result_type": result_type_table, "elementwise": elementwise_table,
           "reduce": reduce_table, "api_messages": api_messages_table, "matmul": matmul_table,
-          "complex_special": complex_special_table}
+          "complex_special": complex_special_table, "reduced_pow": reduced_pow_table}
 
 
 def main(names):

@@ -71,7 +71,7 @@ def index_value(item):
 
 def plain_arg(arg, tensors):
     """An argument as torch's Python API takes it, where no tensor library type is involved:
-    tensors by name, numbers (floats decoded), `ints`/`list` as lists, `tuple` and `size` as
+    tensors by name, numbers (floats decoded, `complex` pairs as Python complex numbers), `ints`/`list` as lists, `tuple` and `size` as
     tuples, `index` as a tuple of index objects, `dtype` as its name, `str`, `none`."""
     key, v = arg_parts(arg)
     if key == "tensor":
@@ -84,6 +84,8 @@ def plain_arg(arg, tensors):
         return float(decode_number(v))
     if key == "bool":
         return bool(v)
+    if key == "complex":
+        return complex(decode_number(v))
     if key in ("ints", "list"):
         return list(v)
     if key in ("tuple", "size"):

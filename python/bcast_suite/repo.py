@@ -1,6 +1,7 @@
 """Where the repository's files are, for the maintainer commands (fixtures, seed documents)."""
 
 import os
+import subprocess
 
 
 def root():
@@ -15,3 +16,9 @@ def root():
 def path(*parts):
     """A path inside the repository (see root)."""
     return os.path.join(root(), *parts)
+
+
+def bcast():
+    """The checkout's `bcast` binary, built first (`cargo build --release -p bcast-cli`)."""
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "bcast-cli"], cwd=root(), check=True)
+    return path("target", "release", "bcast")

@@ -43,7 +43,11 @@ def call(case, tensors):
     args = [arg_value(a, tensors) for a in spec.get("args", [])]
     kwargs = {k: arg_value(a, tensors) for k, a in spec.get("kwargs", {}).items()}
     if fn.startswith("torch."):
-        return getattr(torch, fn[len("torch."):])(*args, **kwargs)
+        # A namespaced op (`torch.special.xlog1py`) is an attribute of a submodule.
+        target = torch
+        for part in fn[len("torch."):].split("."):
+            target = getattr(target, part)
+        return target(*args, **kwargs)
     if fn.startswith("Tensor."):
         return getattr(args[0], fn[len("Tensor."):])(*args[1:], **kwargs)
     if fn == "getitem":
@@ -60,7 +64,8 @@ def values_of(t):
 def describe_tensor(t, storages):
     if t.dtype not in DTYPE_NAMES:
         # complex32, which a half-precision tensor and a complex 0-d tensor promote to.
-        raise kit.Unsupported(f"a {t.dtype} result, which the schema has no dtype for")
+        # "outside the schema: " as the Rust backends word it (`bcast diff` counts it unsupported).
+        raise kit.Unsupported(f"outside the schema: a {t.dtype} result, which the schema has no dtype for")
     ptr = t.untyped_storage().data_ptr()
     owner = None
     for name, base in storages.items():
@@ -82,6 +87,9 @@ def describe(result, storages):
         return {"bool": result}
     if isinstance(result, int):
         return {"int": result}
+    if result is NotImplemented:
+        # A reflected operator (`Tensor.__rsub__`) whose body raised a TypeError.
+        return "not_implemented"
     raise FixtureError(f"cannot describe a result of type {type(result).__name__}")
 
 

@@ -111,6 +111,7 @@ class Args(unittest.TestCase):
         tensors = {"x": "X", "y": "Y"}
         cases = [({"tensor": "x"}, "X"), ({"tensors": ["x", "y"]}, ["X", "Y"]), ({"int": 3}, 3),
                  ({"float": "-inf"}, float("-inf")), ({"float": 0.5}, 0.5), ({"bool": True}, True),
+                 ({"complex": [1.5, "-inf"]}, complex(1.5, float("-inf"))),
                  ({"ints": [1, 2]}, [1, 2]), ({"list": [3]}, [3]), ({"tuple": [2, 1]}, (2, 1)),
                  ({"size": [4]}, (4,)), ({"none": None}, None), ({"str": "ij->ji"}, "ij->ji"),
                  ({"dtype": "float64"}, "float64")]
@@ -125,7 +126,7 @@ class Args(unittest.TestCase):
 
     def test_an_unknown_kind_is_a_fixture_error(self):
         with self.assertRaises(kit.FixtureError):
-            kit.plain_arg({"complex": [1, 2]}, {})
+            kit.plain_arg({"quaternion": [1, 2, 3, 4]}, {})
 
 
 class Outcomes(unittest.TestCase):

@@ -31,6 +31,8 @@ fn bench_prints_a_table_per_thread_count() {
         "bench",
         "--patterns",
         "issue-57611",
+        "--dtypes",
+        "float32",
         "--threads",
         "1,2",
         "--reps",

@@ -26,6 +26,7 @@ pub use perm::sort_dims;
 pub(crate) use plan::Block;
 pub use plan::Plan;
 pub use reorder::reorder_dims;
+pub(crate) use setup::cast_refused;
 pub use setup::{Iter, IterConfig, IterInput, IterSetup};
 
 /// The loops' settings, re-exported from their home [`crate::config`] so that the old paths

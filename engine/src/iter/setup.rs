@@ -215,11 +215,10 @@ impl IterSetup {
     pub fn check_safe_cast(&self, common: DType) -> Result<()> {
         if let Some(o) = &self.output.given {
             if o.dtype() != common && !common.can_cast_to(o.dtype()) {
-                return Err(Error::runtime(format!(
-                    "result type {} can't be cast to the desired output type {}",
+                return Err(cast_refused(
                     common.scalar_type_name(),
-                    o.dtype().scalar_type_name()
-                )));
+                    o.dtype().scalar_type_name(),
+                ));
             }
         }
         Ok(())
@@ -320,6 +319,14 @@ impl IterSetup {
             shape,
         })
     }
+}
+
+/// torch's error for a result dtype the written tensor may not take: `result type Float can't
+/// be cast to the desired output type Long` (some ops name the output's C++ type: `int`).
+pub(crate) fn cast_refused(result: &str, output: &str) -> Error {
+    Error::runtime(format!(
+        "result type {result} can't be cast to the desired output type {output}"
+    ))
 }
 
 /// A call ready to run: the output the kernel writes, and the inputs, all of the broadcast

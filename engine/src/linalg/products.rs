@@ -104,6 +104,12 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// Not a matrix and a vector; mismatched sizes; different dtypes; `bool` unless the product is
 /// trivial.
 pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
+    // torch sizes the result by `self.size(0)` before it checks the dims.
+    if mat.ndim() == 0 {
+        return Err(Error::index(
+            "Dimension specified as 0 but tensor has no dimensions",
+        ));
+    }
     if mat.ndim() != 2 || vec.ndim() != 1 {
         return Err(Error::runtime(format!(
             "vector + matrix @ vector expected, got 1, {}, {}",

@@ -1,5 +1,7 @@
 //! Two-input arithmetic: `add` and `sub` (with `alpha`), `mul`, true division `div`, `pow`,
-//! `maximum`, `minimum`, `remainder`, with torch's dtype rules and checks.
+//! `maximum`, `minimum`, `remainder`, and the math ops ([`BinaryOp::MATH`]: rounding
+//! division, `fmod`, `atan2`, ..., whose loops are in `binary_math`), with torch's dtype rules
+//! and checks.
 //!
 //! ```
 //! use bcast_engine::ops::{binary, BinaryOp};
@@ -13,9 +15,11 @@
 //! assert_eq!(s.dtype(), DType::Float32);
 //! ```
 
+use super::binary_math;
 use super::integer;
 use super::integer::Int;
-use super::pow::{pow_number_tensor, pow_tensor_number};
+use super::ldexp::ldexp;
+use super::pow::{float_power, pow_number_tensor, pow_tensor_number};
 use super::real::{self, Real};
 use super::{not_implemented, Operand};
 use crate::complex::Complex;
@@ -24,7 +28,6 @@ use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
 use crate::loops::map_binary;
 use crate::result_type::is_integral_or_bool;
 use crate::{DType, Element, Error, Result, Scalar, Tensor};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A two-input arithmetic op. `Add` and `Sub` carry torch's `alpha` (`a + alpha * b`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,6 +48,42 @@ pub enum BinaryOp {
     Minimum,
     /// `torch.remainder` (the result takes the divisor's sign).
     Remainder,
+    /// `torch.div(a, b, rounding_mode='trunc')`.
+    DivTrunc,
+    /// `torch.div(a, b, rounding_mode='floor')`, `torch.floor_divide`.
+    DivFloor,
+    /// `torch.fmod` (the result takes the dividend's sign).
+    Fmod,
+    /// `torch.atan2` (`arctan2`).
+    Atan2,
+    /// `torch.hypot`.
+    Hypot,
+    /// `torch.copysign`.
+    Copysign,
+    /// `torch.nextafter`.
+    Nextafter,
+    /// `torch.ldexp`: `a * 2^b`.
+    Ldexp,
+    /// `torch.logaddexp`.
+    Logaddexp,
+    /// `torch.logaddexp2`.
+    Logaddexp2,
+    /// `torch.xlogy` (`torch.special.xlogy`).
+    Xlogy,
+    /// `torch.special.xlog1py`.
+    Xlog1py,
+    /// `torch.special.zeta` (Hurwitz).
+    Zeta,
+    /// `torch.float_power`: `pow` in `float64` or `complex128`.
+    FloatPower,
+    /// `torch.heaviside`.
+    Heaviside,
+    /// `torch.fmax` (NaN-ignoring).
+    Fmax,
+    /// `torch.fmin` (NaN-ignoring).
+    Fmin,
+    /// `torch.rsub(a, b, alpha=alpha)`: `b - alpha * a`.
+    Rsub(Scalar),
 }
 
 impl BinaryOp {
@@ -60,7 +99,78 @@ impl BinaryOp {
         BinaryOp::Remainder,
     ];
 
-    /// torch's name, e.g. `"remainder"`.
+    /// The math ops: the ones torch's OpInfo database lists among the binary ufuncs beyond
+    /// [`BinaryOp::ALL`], `alpha` 1 for `rsub`.
+    pub const MATH: [BinaryOp; 18] = [
+        BinaryOp::DivTrunc,
+        BinaryOp::DivFloor,
+        BinaryOp::Fmod,
+        BinaryOp::Atan2,
+        BinaryOp::Hypot,
+        BinaryOp::Copysign,
+        BinaryOp::Nextafter,
+        BinaryOp::Ldexp,
+        BinaryOp::Logaddexp,
+        BinaryOp::Logaddexp2,
+        BinaryOp::Xlogy,
+        BinaryOp::Xlog1py,
+        BinaryOp::Zeta,
+        BinaryOp::FloatPower,
+        BinaryOp::Heaviside,
+        BinaryOp::Fmax,
+        BinaryOp::Fmin,
+        BinaryOp::Rsub(Scalar::Int(1)),
+    ];
+
+    /// Whether this is one of [`BinaryOp::MATH`].
+    pub fn is_math(self) -> bool {
+        !matches!(
+            self,
+            BinaryOp::Add(_)
+                | BinaryOp::Sub(_)
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::Pow
+                | BinaryOp::Maximum
+                | BinaryOp::Minimum
+                | BinaryOp::Remainder
+        )
+    }
+
+    /// The `rounding_mode` keyword `div` takes for this op (`DivTrunc`, `DivFloor`).
+    pub fn rounding_mode(self) -> Option<&'static str> {
+        match self {
+            BinaryOp::DivTrunc => Some("trunc"),
+            BinaryOp::DivFloor => Some("floor"),
+            _ => None,
+        }
+    }
+
+    /// `div` with a `rounding_mode` (`None`, `"trunc"` or `"floor"`).
+    ///
+    /// ```
+    /// use bcast_engine::ops::BinaryOp;
+    /// assert_eq!(BinaryOp::div_with_mode(Some("floor")).unwrap(), BinaryOp::DivFloor);
+    /// let err = BinaryOp::div_with_mode(Some("round")).unwrap_err();
+    /// assert_eq!(err.message(), "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'");
+    /// ```
+    ///
+    /// # Errors
+    /// Any other mode, with torch's message.
+    pub fn div_with_mode(mode: Option<&str>) -> Result<BinaryOp> {
+        match mode {
+            None => Ok(BinaryOp::Div),
+            Some("trunc") => Ok(BinaryOp::DivTrunc),
+            Some("floor") => Ok(BinaryOp::DivFloor),
+            Some(other) => Err(Error::runtime(format!(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{other}'"
+            ))),
+        }
+    }
+
+    /// torch's name, e.g. `"remainder"`; the rounding divisions are `"div"` (with
+    /// [`BinaryOp::rounding_mode`]), the `torch.special` ops `"special.xlog1py"` and
+    /// `"special.zeta"`.
     pub fn name(self) -> &'static str {
         match self {
             BinaryOp::Add(_) => "add",
@@ -71,19 +181,50 @@ impl BinaryOp {
             BinaryOp::Maximum => "maximum",
             BinaryOp::Minimum => "minimum",
             BinaryOp::Remainder => "remainder",
+            BinaryOp::DivTrunc | BinaryOp::DivFloor => "div",
+            BinaryOp::Fmod => "fmod",
+            BinaryOp::Atan2 => "atan2",
+            BinaryOp::Hypot => "hypot",
+            BinaryOp::Copysign => "copysign",
+            BinaryOp::Nextafter => "nextafter",
+            BinaryOp::Ldexp => "ldexp",
+            BinaryOp::Logaddexp => "logaddexp",
+            BinaryOp::Logaddexp2 => "logaddexp2",
+            BinaryOp::Xlogy => "xlogy",
+            BinaryOp::Xlog1py => "special.xlog1py",
+            BinaryOp::Zeta => "special.zeta",
+            BinaryOp::FloatPower => "float_power",
+            BinaryOp::Heaviside => "heaviside",
+            BinaryOp::Fmax => "fmax",
+            BinaryOp::Fmin => "fmin",
+            BinaryOp::Rsub(_) => "rsub",
         }
     }
 
     /// Parses [`BinaryOp::name`] or one of torch's aliases (`subtract`, `multiply`, `divide`,
-    /// `true_divide`), with `alpha` 1.
+    /// `true_divide`, `floor_divide`, `arctan2`, `special.xlogy`), with `alpha` 1 (`div` is
+    /// true division).
+    ///
+    /// ```
+    /// use bcast_engine::ops::BinaryOp;
+    /// assert_eq!(BinaryOp::from_name("floor_divide"), Some(BinaryOp::DivFloor));
+    /// assert_eq!(BinaryOp::from_name("special.xlogy"), Some(BinaryOp::Xlogy));
+    /// assert_eq!(BinaryOp::from_name("special.xlog1py"), Some(BinaryOp::Xlog1py));
+    /// ```
     pub fn from_name(name: &str) -> Option<BinaryOp> {
         let name = match name {
             "subtract" => "sub",
             "multiply" => "mul",
             "divide" | "true_divide" => "div",
+            "floor_divide" => return Some(BinaryOp::DivFloor),
+            "arctan2" => "atan2",
+            "special.xlogy" => "xlogy",
             other => other,
         };
-        BinaryOp::ALL.into_iter().find(|op| op.name() == name)
+        BinaryOp::ALL
+            .into_iter()
+            .chain(BinaryOp::MATH)
+            .find(|op| op.name() == name)
     }
 
     /// The same op with another `alpha`; `None` for ops without one.
@@ -91,6 +232,7 @@ impl BinaryOp {
         match self {
             BinaryOp::Add(_) => Some(BinaryOp::Add(alpha)),
             BinaryOp::Sub(_) => Some(BinaryOp::Sub(alpha)),
+            BinaryOp::Rsub(_) => Some(BinaryOp::Rsub(alpha)),
             _ => None,
         }
     }
@@ -105,11 +247,6 @@ fn sub_check(a: DType, b: DType) -> Result<()> {
         return Err(Error::runtime("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."));
     }
     Ok(())
-}
-
-/// torch's error for an integer division by zero, raised from inside its loop.
-fn zero_division() -> Error {
-    Error::runtime("ZeroDivisionError")
 }
 
 /// torch's `alpha_check` against the computation dtype.
@@ -147,6 +284,9 @@ pub fn binary(
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
     let (a, b) = (a.into(), b.into());
+    if op == BinaryOp::FloatPower {
+        return float_power(a, b, out, false);
+    }
     if op == BinaryOp::Pow {
         match (&a, &b) {
             (Operand::Tensor(base), Operand::Number(e)) => return pow_tensor_number(base, *e, out),
@@ -164,11 +304,26 @@ pub(crate) fn binary_inputs(
     b: IterInput,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    match op {
+        BinaryOp::Rsub(alpha) => return binary_inputs(BinaryOp::Sub(alpha), b, a, out),
+        BinaryOp::Ldexp => return ldexp(&a, &b, out),
+        BinaryOp::FloatPower => {
+            let operand = |i: IterInput| match i.number_value() {
+                Some(n) => Operand::Number(n),
+                None => Operand::Tensor(i.as_tensor().clone()),
+            };
+            return float_power(operand(a), operand(b), out, false);
+        }
+        BinaryOp::Heaviside => heaviside_check(&a, &b, out)?,
+        _ => {}
+    }
     if let BinaryOp::Sub(_) = op {
         sub_check(a.as_tensor().dtype(), b.as_tensor().dtype())?;
     }
-    if matches!(op, BinaryOp::Maximum | BinaryOp::Minimum)
-        && (a.as_tensor().dtype().is_complex() || b.as_tensor().dtype().is_complex())
+    if matches!(
+        op,
+        BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Fmax | BinaryOp::Fmin
+    ) && (a.as_tensor().dtype().is_complex() || b.as_tensor().dtype().is_complex())
     {
         return Err(Error::runtime(format!(
             "{} not implemented for complex tensors.",
@@ -183,7 +338,8 @@ pub(crate) fn binary_inputs(
         .flatten();
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a, b])?;
     let mut common = setup.result_type()?;
-    if op == BinaryOp::Div && is_integral_or_bool(common) {
+    let float_op = op == BinaryOp::Div || binary_math::promotes_integers(op);
+    if float_op && is_integral_or_bool(common) {
         common = DType::Float32;
     }
     setup.check_safe_cast(common)?;
@@ -192,10 +348,21 @@ pub(crate) fn binary_inputs(
     let iter = setup.finish(common)?;
     if let BinaryOp::Add(alpha) | BinaryOp::Sub(alpha) = op {
         alpha_check(common, alpha)?;
+        // The kernel reads `alpha` as the computation type (`Scalar::to<scalar_t>`), empty or
+        // not: `int8` refuses 300, `float16` 70000; `to<bool>` is `!= 0`, never refused.
+        if common != DType::Bool {
+            alpha.check_fits(common)?;
+        }
     }
     match wide_scalar {
         Some(s) if common.is_reduced_float() && matches!(op, BinaryOp::Mul | BinaryOp::Div) => {
             run_reduced_by_scalar(op, &iter, common, f32::from_scalar(s))?
+        }
+        _ if op.is_math() => {
+            let divisor = wide_scalar
+                .filter(|_| op.rounding_mode().is_some())
+                .map(f32::from_scalar);
+            binary_math::run(op, &iter, common, divisor)?
         }
         _ => run(op, &iter, common)?,
     }
@@ -205,9 +372,31 @@ pub(crate) fn binary_inputs(
 /// `a.NAME_(b)`: the op written into `a` itself.
 ///
 /// # Errors
-/// As for [`binary`], with `a` as the output.
+/// As for [`binary`], with `a` as the output (`float_power_` words its dtype check for the
+/// base).
 pub fn binary_(op: BinaryOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    if op == BinaryOp::FloatPower {
+        return float_power(Operand::Tensor(a.clone()), b.into(), Some(a), true);
+    }
     binary(op, a, b, Some(a))
+}
+
+/// torch's `heaviside` checks, before broadcasting: no complex operand (the output
+/// included), and one dtype for all.
+fn heaviside_check(a: &IterInput, b: &IterInput, out: Option<&Tensor>) -> Result<()> {
+    let (x, y) = (a.as_tensor().dtype(), b.as_tensor().dtype());
+    let out = out.map(Tensor::dtype);
+    if x.is_complex() || y.is_complex() || out.is_some_and(DType::is_complex) {
+        return Err(Error::runtime(
+            "heaviside is not yet implemented for complex tensors.",
+        ));
+    }
+    if x != y || out.is_some_and(|o| o != x) {
+        return Err(Error::runtime(
+            "heaviside is not yet implemented for tensors with different dtypes.",
+        ));
+    }
+    Ok(())
 }
 
 /// `alpha` as the kernel uses it: negated for `sub`.
@@ -236,9 +425,7 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
                 BinaryOp::Maximum => map_binary(out, a, b, |x: bool, y: bool| x | y),
                 BinaryOp::Pow => Err(not_implemented("pow", DType::Bool)),
                 BinaryOp::Remainder => Err(not_implemented("remainder_cpu", DType::Bool)),
-                BinaryOp::Sub(_) | BinaryOp::Div => {
-                    Err(Error::internal(format!("{} on bool", op.name())))
-                }
+                _ => Err(Error::internal(format!("{} on bool", op.name()))),
             }
         }
         DType::UInt8 => run_int::<u8>(op, iter, alpha),
@@ -267,26 +454,9 @@ fn run_int<T: Int>(op: BinaryOp, iter: &Iter, alpha: Scalar) -> Result<()> {
         BinaryOp::Pow => map_binary(out, a, b, integer::powi::<T>),
         BinaryOp::Maximum => map_binary(out, a, b, |x: T, y: T| x.max(y)),
         BinaryOp::Minimum => map_binary(out, a, b, |x: T, y: T| x.min(y)),
-        BinaryOp::Remainder => {
-            if iter.numel() > 0 && b.to_vec::<T>()?.contains(&T::ZERO) {
-                return Err(zero_division());
-            }
-            // The divisor can still become 0 mid-loop when the output aliases it
-            // (torch lets some such overlaps through); torch checks every element.
-            let divided_by_zero = AtomicBool::new(false);
-            map_binary(out, a, b, |x: T, y: T| {
-                if y == T::ZERO {
-                    divided_by_zero.store(true, Ordering::Relaxed);
-                    return T::ZERO;
-                }
-                integer::remainder(x, y)
-            })?;
-            if divided_by_zero.load(Ordering::Relaxed) {
-                return Err(zero_division());
-            }
-            Ok(())
-        }
+        BinaryOp::Remainder => binary_math::checked_division(iter, integer::remainder::<T>),
         BinaryOp::Div => Err(Error::internal("div on an integer dtype")),
+        _ => Err(Error::internal("a math op reached the arithmetic loops")),
     }
 }
 
@@ -301,6 +471,8 @@ fn real_op<T: Real>(op: BinaryOp, al: T, x: T, y: T) -> T {
         BinaryOp::Maximum => real::maximum(x, y),
         BinaryOp::Minimum => real::minimum(x, y),
         BinaryOp::Remainder => real::remainder(x, y),
+        // Math ops run their own loops (`binary_math`).
+        _ => T::NAN,
     }
 }
 
@@ -362,9 +534,10 @@ where
         BinaryOp::Pow => map_binary(out, a, b, c::pow::<T>),
         BinaryOp::Remainder => Err(not_implemented("remainder_cpu", out.dtype())),
         // `binary` refuses complex maximum/minimum before any loop runs.
-        BinaryOp::Maximum | BinaryOp::Minimum => Err(Error::internal(
-            "complex maximum/minimum reached the complex loops",
-        )),
+        _ => Err(Error::internal(format!(
+            "complex {} reached the arithmetic loops",
+            op.name()
+        ))),
     }
 }
 
@@ -394,5 +567,6 @@ fn run_real<T: Real>(
         BinaryOp::Maximum => map_binary(out, a, b, real::maximum::<T>),
         BinaryOp::Minimum => map_binary(out, a, b, real::minimum::<T>),
         BinaryOp::Remainder => map_binary(out, a, b, real::remainder::<T>),
+        _ => Err(Error::internal("a math op reached the arithmetic loops")),
     }
 }

@@ -22,6 +22,8 @@ pub trait Int: Element + Ord {
     fn signum(self) -> Self;
     /// Wrapping `%` (truncated).
     fn wrem(self, other: Self) -> Self;
+    /// Wrapping `/` (truncated; `MIN / -1` is `MIN`).
+    fn wdiv(self, other: Self) -> Self;
     /// Whether the value is below 0.
     fn is_negative(self) -> bool;
 }
@@ -66,6 +68,10 @@ macro_rules! int_impl {
             #[inline]
             fn wrem(self, other: Self) -> Self {
                 self.wrapping_rem(other)
+            }
+            #[inline]
+            fn wdiv(self, other: Self) -> Self {
+                self.wrapping_div(other)
             }
             #[inline]
             #[allow(unused_comparisons)]

@@ -10,22 +10,37 @@
 //! assert_eq!(err.message(), "result type Float can't be cast to the desired output type Long");
 //! ```
 
+mod addc;
 mod binary;
+mod binary_math;
+pub mod bitwise;
+mod clamp;
 mod compare;
 mod complex_math;
 mod copy;
 pub mod integer;
+pub mod isclose;
+mod ldexp;
+mod lerp;
+mod masked_fill;
 mod operand;
 mod pow;
 pub mod real;
 mod unary;
 mod where_op;
 
+pub use addc::{addc, addc_, AddcOp};
 pub use binary::{binary, binary_, BinaryOp};
+pub use binary_math::{div_floor_int, ldexp_f64};
+pub use bitwise::{bitwise, bitwise_, BitwiseOp};
+pub use clamp::{clamp_numbers, clamp_numbers_, clamp_tensors, clamp_tensors_};
 pub use compare::{compare, compare_, CompareOp};
 pub use copy::copy_;
+pub use isclose::{equal, isclose};
+pub use lerp::{lerp, lerp_};
+pub use masked_fill::{masked_fill, masked_fill_};
 pub use operand::Operand;
-pub use pow::{pow_number_tensor, pow_tensor_number};
+pub use pow::{float_power, pow_number_tensor, pow_tensor_number};
 pub use unary::{unary, unary_, UnaryOp};
 pub use where_op::r#where;
 

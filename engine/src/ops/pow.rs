@@ -6,7 +6,7 @@ use super::binary::binary_inputs;
 use super::integer;
 use super::integer::Int;
 use super::real::{self, Real};
-use super::{not_implemented, BinaryOp};
+use super::{not_implemented, BinaryOp, Operand};
 use crate::complex::Complex;
 use crate::half::{BFloat16, Half};
 use crate::iter::{IterConfig, IterInput, IterSetup};
@@ -103,18 +103,56 @@ fn map_int<T: Int>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
     map_unary(o, x, move |v: T| integer::powi(v, e))
 }
 
-/// `float16` and `bfloat16`: in `float32`, rounded once.
+/// `float16` and `bfloat16` as torch's kernel takes them: the exponent rounded to the dtype
+/// first (`Scalar::to<Half>()`), then `powf` in `float32`, rounded once. `float16` has no fast
+/// path (`pow(-0.0, -0.5)` is `inf`); `bfloat16` runs the `sqrt`, `rsqrt` and `reciprocal`
+/// kernels for an exponent equal to 0.5, -0.5 and -1 (before rounding), and for 2, 3 and -2
+/// (after rounding: `2.001` counts as 2) multiplies in `bfloat16`, rounding each product.
+/// torch's `rsqrt` of a `bfloat16` rounds twice (after `sqrt`, after the division) in its
+/// scalar loop and once in its vectorised one; the engine rounds once.
 fn map_reduced<T: Element>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
-    let f = real::pow_by_number::<f32>(exponent.to_f64());
-    map_unary(o, x, move |v: T| T::from_f32(f(v.cast::<f32>())))
+    let e = T::from_scalar(exponent).cast::<f32>();
+    let powf = move |v: T| T::from_f32(v.cast::<f32>().powf(e));
+    if T::DTYPE == DType::Float16 {
+        return map_unary(o, x, powf);
+    }
+    let r = |v: f32| T::from_f32(v).cast::<f32>();
+    let equals = |v: f64| exponent.to_f64() == v && !matches!(exponent, Scalar::Bool(_));
+    if equals(0.5) {
+        map_unary(o, x, move |v: T| T::from_f32(v.cast::<f32>().sqrt()))
+    } else if equals(-0.5) {
+        map_unary(o, x, move |v: T| T::from_f32(1.0 / v.cast::<f32>().sqrt()))
+    } else if equals(-1.0) {
+        map_unary(o, x, move |v: T| T::from_f32(1.0 / v.cast::<f32>()))
+    } else if e == 2.0 {
+        map_unary(o, x, move |v: T| {
+            T::from_f32(v.cast::<f32>() * v.cast::<f32>())
+        })
+    } else if e == 3.0 {
+        map_unary(o, x, move |v: T| {
+            let a = v.cast::<f32>();
+            T::from_f32(r(a * a) * a)
+        })
+    } else if e == -2.0 {
+        map_unary(o, x, move |v: T| {
+            let a = v.cast::<f32>();
+            T::from_f32(1.0 / r(a * a))
+        })
+    } else {
+        map_unary(o, x, powf)
+    }
 }
 
+/// Complex bases: torch's fast paths (`pow_tensor_scalar_kernel`): 0.5, -0.5 and -1 as
+/// `sqrt`, `1 / sqrt` and `1 / v` when the number equals them (in double, imaginary part 0);
+/// 2, 3 and -2 as products when the exponent, converted to the dtype, does; else `pow`. So
+/// `(-10+0j) ** 2` is exactly `100-0j`, not `exp(2 log(-10))`.
 fn map_complex<T: Real>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()>
 where
     Complex<T>: Element,
 {
-    let e = Complex::<T>::from_scalar(exponent);
-    map_unary(o, x, move |v: Complex<T>| super::complex_math::pow(v, e))
+    let f = super::complex_math::pow_by_number::<T>(Complex::<f64>::from_scalar(exponent));
+    map_unary(o, x, f)
 }
 
 fn map_real<T: Real>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
@@ -157,4 +195,77 @@ pub fn pow_number_tensor(base: Scalar, exponent: &Tensor, out: Option<&Tensor>) 
         IterInput::tensor(exponent),
         Some(&result),
     )
+}
+
+/// The dtype `float_power` computes in: `complex128` when either operand is complex, else
+/// `float64`.
+fn float_power_dtype(base: &Operand, exponent: &Operand) -> DType {
+    let complex = |o: &Operand| match o {
+        Operand::Tensor(t) => t.dtype().is_complex(),
+        Operand::Number(n) => matches!(n, Scalar::Complex(..)),
+    };
+    if complex(base) || complex(exponent) {
+        DType::Complex128
+    } else {
+        DType::Float64
+    }
+}
+
+/// A Python number as `float_power` passes it on: a complex or a float (`toComplexDouble`,
+/// `toDouble`).
+fn float_power_number(n: Scalar, dtype: DType) -> Scalar {
+    match (n, dtype) {
+        (Scalar::Complex(..), _) => n,
+        (_, DType::Complex128) => Scalar::Complex(n.to_f64(), 0.0),
+        _ => Scalar::Float(n.to_f64()),
+    }
+}
+
+/// `torch.float_power(base, exponent, out=out)`, or `base.float_power_(exponent)` when
+/// `in_place`: `pow` of both operands converted to `float64` (or `complex128`).
+///
+/// # Errors
+/// An `out` (or in-place base) of another dtype than the computation's (torch's `the output
+/// given to float_power has dtype Float but ...`), then `pow`'s.
+pub fn float_power(
+    base: Operand,
+    exponent: Operand,
+    out: Option<&Tensor>,
+    in_place: bool,
+) -> Result<Tensor> {
+    let dtype = float_power_dtype(&base, &exponent);
+    if let Some(o) = out {
+        if o.dtype() != dtype {
+            let what = if in_place {
+                "the base given to float_power_"
+            } else {
+                "the output given to float_power"
+            };
+            return Err(Error::runtime(format!(
+                "{what} has dtype {} but the operation's result requires dtype {}",
+                o.dtype().scalar_type_name(),
+                dtype.scalar_type_name()
+            )));
+        }
+    }
+    match (base, exponent) {
+        (Operand::Tensor(b), Operand::Tensor(e)) => binary_inputs(
+            BinaryOp::Pow,
+            IterInput::tensor(&b.to_dtype(dtype)?),
+            IterInput::tensor(&e.to_dtype(dtype)?),
+            out,
+        ),
+        (Operand::Tensor(b), Operand::Number(e)) => {
+            pow_tensor_number(&b.to_dtype(dtype)?, float_power_number(e, dtype), out)
+        }
+        (Operand::Number(b), Operand::Tensor(e)) => {
+            pow_number_tensor(float_power_number(b, dtype), &e.to_dtype(dtype)?, out)
+        }
+        (Operand::Number(b), Operand::Number(e)) => binary_inputs(
+            BinaryOp::Pow,
+            IterInput::number(float_power_number(b, dtype)),
+            IterInput::number(float_power_number(e, dtype)),
+            out,
+        ),
+    }
 }

@@ -21,12 +21,22 @@ pub trait Real:
     const ONE: Self;
     /// A quiet NaN.
     const NAN: Self;
+    /// The largest finite value.
+    const MAX: Self;
+    /// The smallest positive normal value.
+    const MIN_POSITIVE: Self;
+    /// The distance from 1 to the next larger value.
+    const EPSILON: Self;
+    /// The significand's bits, the implicit one included (C's `MANT_DIG`).
+    const MANT_DIG: i32;
     /// Whether the value is NaN.
     fn is_nan(self) -> bool;
     /// `e^x`.
     fn exp(self) -> Self;
     /// The natural logarithm.
     fn ln(self) -> Self;
+    /// `ln(1 + self)`, accurate near 0.
+    fn ln_1p(self) -> Self;
     /// The square root.
     fn sqrt(self) -> Self;
     /// The sine.
@@ -41,6 +51,8 @@ pub trait Real:
     fn ceil(self) -> Self;
     /// The absolute value.
     fn abs(self) -> Self;
+    /// Whether the sign bit is set (a NaN's too), C's `signbit`.
+    fn is_sign_negative(self) -> bool;
     /// `self` raised to `e`.
     fn powf(self, e: Self) -> Self;
     /// The four-quadrant arctangent of `self / x`.
@@ -53,6 +65,14 @@ pub trait Real:
     fn cosh(self) -> Self;
     /// `self * a + b` with one rounding.
     fn mul_add(self, a: Self, b: Self) -> Self;
+    /// Rounds toward zero.
+    fn trunc(self) -> Self;
+    /// `2^self`.
+    fn exp2(self) -> Self;
+    /// The magnitude of `self` with the sign bit of `sign`.
+    fn copysign(self, sign: Self) -> Self;
+    /// Whether the value is an infinity.
+    fn is_infinite(self) -> bool;
 }
 
 macro_rules! real {
@@ -61,6 +81,10 @@ macro_rules! real {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             const NAN: Self = <$t>::NAN;
+            const MAX: Self = <$t>::MAX;
+            const MIN_POSITIVE: Self = <$t>::MIN_POSITIVE;
+            const EPSILON: Self = <$t>::EPSILON;
+            const MANT_DIG: i32 = <$t>::MANTISSA_DIGITS as i32;
             fn is_nan(self) -> bool {
                 <$t>::is_nan(self)
             }
@@ -69,6 +93,9 @@ macro_rules! real {
             }
             fn ln(self) -> Self {
                 <$t>::ln(self)
+            }
+            fn ln_1p(self) -> Self {
+                <$t>::ln_1p(self)
             }
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
@@ -91,6 +118,9 @@ macro_rules! real {
             fn abs(self) -> Self {
                 <$t>::abs(self)
             }
+            fn is_sign_negative(self) -> bool {
+                <$t>::is_sign_negative(self)
+            }
             fn powf(self, e: Self) -> Self {
                 <$t>::powf(self, e)
             }
@@ -108,6 +138,18 @@ macro_rules! real {
             }
             fn mul_add(self, a: Self, b: Self) -> Self {
                 <$t>::mul_add(self, a, b)
+            }
+            fn trunc(self) -> Self {
+                <$t>::trunc(self)
+            }
+            fn exp2(self) -> Self {
+                <$t>::exp2(self)
+            }
+            fn copysign(self, sign: Self) -> Self {
+                <$t>::copysign(self, sign)
+            }
+            fn is_infinite(self) -> bool {
+                <$t>::is_infinite(self)
             }
         }
     };

@@ -17,9 +17,10 @@ use super::real::{self, Real};
 use crate::complex::Complex;
 use crate::half::{BFloat16, Half};
 use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
+use crate::layout::contiguous_strides;
 use crate::loops::map_unary;
 use crate::result_type::is_integral_or_bool;
-use crate::{DType, Element, Error, Result, Tensor};
+use crate::{resize, DType, Element, Error, Result, Tensor};
 
 /// A one-input element-wise op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,11 +147,8 @@ impl UnaryOp {
 /// torch's, in its order: `neg` of a bool tensor; overlap of `out`; the shape of `out` where
 /// it cannot be resized; the dtype of `out`; then ops not implemented for bool.
 pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
-    if op == UnaryOp::Abs && x.dtype().is_complex() && out.is_none() {
-        // torch allocates `empty_like(x)` in the real dtype and writes into it as into `out=`,
-        // so the result keeps x's layout as `clone()` would (strides of size-1 dims included).
-        let result = x.empty_like(x.dtype().to_real())?;
-        return unary(op, x, Some(&result));
+    if op == UnaryOp::Abs && x.dtype().is_complex() {
+        return abs_complex(x, out);
     }
     if op == UnaryOp::Neg && x.dtype() == DType::Bool {
         return Err(Error::runtime(
@@ -173,13 +171,6 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     }
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![IterInput::tensor(x)])?;
     let iter = match op.family() {
-        // `abs` of a complex tensor is real.
-        Family::SameDtype if op == UnaryOp::Abs && x.dtype().is_complex() => {
-            let real = x.dtype().to_real();
-            setup.check_safe_cast(real)?;
-            setup.compute_output_in(real)?;
-            setup.finish(real)?
-        }
         Family::SameDtype => {
             let dtype = setup.check_all_same_dtype()?;
             setup.finish(dtype)?
@@ -201,6 +192,40 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     };
     run(op, &iter)?;
     iter.into_result()
+}
+
+/// `abs` of a complex tensor as torch's `unary_op_impl_with_complex_to_float_out`. Into a
+/// complex `out`, as any same-dtype op (`out` of `x`'s dtype, `|z| + 0i`). Into a real `out`:
+/// first (before any overlap check) the real dtype must cast safely to `out`'s, then the
+/// absolute values go into a new tensor, `out` is resized to its shape (contiguous where the
+/// shape changes: an expanded `out` of another shape is no overlap) and copied into. Without
+/// `out`, into `empty_like(x)` of the real dtype, so the result keeps `x`'s layout as `clone()`
+/// would (strides of size-1 dims included).
+fn abs_complex(x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
+    let real = x.dtype().to_real();
+    let Some(o) = out else {
+        return abs_complex(x, Some(&x.empty_like(real)?));
+    };
+    if o.dtype().is_complex() {
+        let setup = IterSetup::new(IterConfig::default(), out, vec![IterInput::tensor(x)])?;
+        let dtype = setup.check_all_same_dtype()?;
+        let iter = setup.finish(dtype)?;
+        run(UnaryOp::Abs, &iter)?;
+        return iter.into_result();
+    }
+    if !real.can_cast_to(o.dtype()) {
+        return Err(crate::iter::cast_refused(
+            real.scalar_type_name(),
+            o.dtype().scalar_type_name(),
+        ));
+    }
+    let iter =
+        IterSetup::new(IterConfig::default(), None, vec![IterInput::tensor(x)])?.finish(real)?;
+    run(UnaryOp::Abs, &iter)?;
+    let values = iter.into_result()?;
+    let shape = values.shape();
+    let result = resize::resize_output(o, shape, &contiguous_strides(shape))?;
+    super::copy_(&result, &values)
 }
 
 /// `x.NAME_()`: the op written into `x` itself.
@@ -290,6 +315,9 @@ where
     use super::complex_math as c;
     let f: fn(Complex<T>) -> Complex<T> = match op {
         UnaryOp::Neg => c::neg,
+        UnaryOp::Abs if out.dtype().is_complex() => {
+            return map_unary(out, x, |z| Complex::new(c::abs(z), T::ZERO))
+        }
         UnaryOp::Abs => return map_unary(out, x, c::abs::<T>),
         UnaryOp::Exp => c::exp,
         UnaryOp::Log => c::log,

@@ -10,14 +10,26 @@ use super::{broadcast_partner, random_shape, CaseBuilder, GenResult, ShapeLimits
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case};
 use bcast_engine::ops::{BinaryOp, CompareOp, UnaryOp};
+use bcast_engine::DType;
 
 /// A written tensor and the operand combined with it: the same tensor, a view of the same
 /// storage, a separate tensor, or a Python number.
-fn target_and_operand(
+pub(super) fn target_and_operand(
     u: &mut Unstructured,
     b: &mut CaseBuilder,
     number_ok: bool,
 ) -> GenResult<(String, Arg)> {
+    target_and_operand_of(u, b, number_ok, random_dtype)
+}
+
+/// [`target_and_operand`] with the target's dtype (and a separate operand's) drawn by `dtype`.
+pub(super) fn target_and_operand_of(
+    u: &mut Unstructured,
+    b: &mut CaseBuilder,
+    number_ok: bool,
+    dtype: fn(&mut Unstructured) -> GenResult<DType>,
+) -> GenResult<(String, Arg)> {
+    let random_dtype = dtype;
     let (target_shape, other_shape) = if u.ratio(1, 5)? {
         let other = random_shape(u, ShapeLimits::default())?;
         (broadcast_partner(u, &other, 5)?, other)

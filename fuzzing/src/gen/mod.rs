@@ -12,6 +12,8 @@
 //! ```
 
 mod aliasing;
+mod binary_math;
+mod bitwise;
 mod builder;
 mod einsum;
 mod elementwise;
@@ -20,10 +22,14 @@ mod layouts;
 mod matmul;
 mod operands;
 mod out;
+mod promotion;
+mod pyargs;
 mod reduce;
+mod reflected;
 mod registry;
 mod shapes;
 mod strides;
+mod ternary;
 mod tolerance;
 pub mod views;
 
@@ -34,7 +40,7 @@ pub use operands::{
     approximate, consistent_divisor, draw_dtypes, drawn_dtypes, python_number, random_dtype,
     AGREED_DTYPES,
 };
-pub use registry::{families, find_family, Family};
+pub use registry::{families, find_family, Enumeration, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
 pub use tolerance::{accumulation_error, float_tolerance, sum_tolerance};
 
@@ -62,7 +68,10 @@ pub fn seeded_bytes(seed: u64, index: u64) -> Vec<u8> {
 /// Case `index` of `family` for `seed`, with its id and source filled in.
 pub fn generate(family: &Family, seed: u64, index: u64) -> Case {
     let bytes = seeded_bytes(seed, index);
-    let mut case = generate_from_bytes(family, &bytes);
+    let mut case = match &family.enumeration {
+        Some(e) => enumerated_case(family, e, index % e.len.max(1), &bytes),
+        None => generate_from_bytes(family, &bytes),
+    };
     case.id = format!("{}/s{seed}/{index}", family.name);
     case.source = Source {
         generator: Some(family.name.to_string()),
@@ -71,6 +80,14 @@ pub fn generate(family: &Family, seed: u64, index: u64) -> Case {
         ..Source::default()
     };
     case
+}
+
+/// Slot `slot` of an enumerating family, its other choices drawn from `bytes` (the slot alone
+/// when they run out).
+fn enumerated_case(family: &Family, e: &Enumeration, slot: u64, bytes: &[u8]) -> Case {
+    (e.case)(slot, &mut Unstructured::new(bytes))
+        .or_else(|_| (e.case)(slot, &mut Unstructured::new(&[])))
+        .unwrap_or_else(|_| family.fallback())
 }
 
 /// A case of `family` from arbitrary bytes (fuzz input, proptest bytes). Never fails: when the

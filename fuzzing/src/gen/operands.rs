@@ -10,9 +10,8 @@ use std::sync::RwLock;
 /// The dtypes the generators draw by default: all twelve of the schema and the engine.
 pub const GEN_DTYPES: [DType; 12] = DType::ALL;
 
-/// The dtypes on which the engine has agreed with torch over millions of differential cases
-/// (schema 1's). CI's `bcast diff --dtypes agreed` and the `differential_torch` fuzz target
-/// draw only these while the differential still finds gaps on the other eight (README).
+/// The four dtypes of schema 1, the ones the differential drew until the engine agreed with
+/// torch on all twelve (`bcast diff --dtypes agreed` still narrows a run to them).
 pub const AGREED_DTYPES: [DType; 4] = [DType::Bool, DType::Int64, DType::Float32, DType::Float64];
 
 /// The dtypes drawn in this process (default [`GEN_DTYPES`]); see [`draw_dtypes`].

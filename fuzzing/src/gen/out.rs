@@ -70,7 +70,32 @@ pub fn out_case(u: &mut Unstructured) -> GenResult<Case> {
         args[1] = consistent_divisor(&b, &args[0], args[1].clone());
     }
     let fn_name = format!("torch.{name}");
-    let probe = b.clone().finish(&fn_name, args.clone());
+    add_out(u, &mut b, &fn_name, &args)?;
+    Ok(b.finish(&fn_name, args))
+}
+
+/// Finishes the call `fn_name(*args)` with an `out=` ([`add_out`]), tagged `out`.
+pub(super) fn finish_with_out(
+    u: &mut Unstructured,
+    mut b: CaseBuilder,
+    fn_name: &str,
+    args: Vec<Arg>,
+) -> GenResult<Case> {
+    b.tag("out");
+    add_out(u, &mut b, fn_name, &args)?;
+    Ok(b.finish(fn_name, args))
+}
+
+/// Adds an `out=` to the functional call `fn_name(args)`: of the result's shape and dtype (from
+/// the reference engine), another dtype, another shape (resized), an expanded layout, or one
+/// of the inputs; never one whose writes would race with an input's reads.
+pub(super) fn add_out(
+    u: &mut Unstructured,
+    b: &mut CaseBuilder,
+    fn_name: &str,
+    args: &[Arg],
+) -> GenResult<()> {
+    let probe = b.clone().finish(fn_name, args.to_vec());
     let (shape, dtype) = match result_of(&probe) {
         Some(r) => r,
         None => (random_shape(u, ShapeLimits::default())?, random_dtype(u)?),
@@ -108,7 +133,7 @@ pub fn out_case(u: &mut Unstructured) -> GenResult<Case> {
         }
     };
     let racy = args.iter().any(|a| match a {
-        Arg::Tensor(t) => is_racy(&b, &out, t),
+        Arg::Tensor(t) => is_racy(b, &out, t),
         _ => false,
     });
     let out = if racy {
@@ -117,5 +142,5 @@ pub fn out_case(u: &mut Unstructured) -> GenResult<Case> {
         out
     };
     b.kwarg("out", Arg::Tensor(out));
-    Ok(b.finish(&fn_name, args))
+    Ok(())
 }

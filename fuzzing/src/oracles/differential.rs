@@ -14,15 +14,13 @@ thread_local! {
 }
 
 /// Diffs the case drawn from `bytes` between the reference engine and libtorch; panics on a
-/// finding. Draws the [`AGREED_DTYPES`](crate::gen::AGREED_DTYPES) only (for the whole
-/// process): over the others the differential still finds the open gaps (README). Returns whether both sides ran the case (neither found it unsupported).
+/// finding. Draws every dtype. Returns whether both sides ran the case (neither found it
+/// unsupported).
 ///
 /// ```no_run
 /// bcast_fuzzing::oracles::differential::check(&[3, 1, 4, 1, 5]);
 /// ```
 pub fn check(bytes: &[u8]) -> bool {
-    static AGREED: std::sync::Once = std::sync::Once::new();
-    AGREED.call_once(|| crate::gen::draw_dtypes(&crate::gen::AGREED_DTYPES));
     let case = case_from_bytes(bytes);
     TORCH.with(|torch| {
         let mut torch = torch.borrow_mut();

@@ -2,14 +2,19 @@
 //! stride-0 inner loops) against the naive index map: one call, drawn from bytes, runs twice
 //! on identical fresh inputs, once per loop strategy, and both runs must agree on the outcome
 //! (errors included, by class and message), the result's geometry and value bits, and every
-//! byte of every storage afterwards.
+//! byte of every storage afterwards. A NaN is compared as any NaN: its sign and payload are
+//! not part of IEEE 754's contract for arithmetic, and the compiler may order a commutative
+//! operation's operands differently in each copy of a loop (torch's own vectorised and scalar
+//! loops give NaNs of different signs), so both runs are observed with every NaN made canonical.
 //!
 //! Inputs are random strided views: transposed, stepped (sliced), expanded (stride 0),
 //! offset, zero-size and 0-d, of every dtype, with edge values; written tensors (`out=`, in
 //! place, `copy_`) may share a storage with inputs. Calls whose values depend on loop order
 //! even in torch ([`order_dependent`]) are skipped.
 
-use super::scene::{call_is_order_dependent, number, snapshot, Call, Input, Kernel, Scene};
+use super::scene::{
+    call_is_order_dependent, extra_kernel, number, snapshot, Call, Input, Kernel, Scene,
+};
 use crate::gen::{
     broadcast_partner, random_dtype, random_shape, views_of_one_storage, CaseBuilder, GenResult,
     ShapeLimits,
@@ -48,15 +53,45 @@ type ResultTensor = (
 );
 
 fn value_bits(t: &Tensor) -> Vec<u64> {
+    let canonical = |f: f64| if f.is_nan() { f64::NAN } else { f };
     t.to_scalars()
         .into_iter()
         .map(|v| match v {
             Scalar::Bool(b) => b as u64,
             Scalar::Int(i) => i as u64,
-            Scalar::Float(f) => f.to_bits(),
-            Scalar::Complex(re, im) => re.to_bits() ^ im.to_bits().rotate_left(32),
+            Scalar::Float(f) => canonical(f).to_bits(),
+            Scalar::Complex(re, im) => {
+                canonical(re).to_bits() ^ canonical(im).to_bits().rotate_left(32)
+            }
         })
         .collect()
+}
+
+/// `bytes` of elements of `dtype` with every NaN (of a float, or of either part of a complex
+/// number) replaced by the same quiet NaN.
+fn canonical_nans(dtype: DType, mut bytes: Vec<u8>) -> Vec<u8> {
+    // (bytes of one float, its exponent mask, its mantissa mask, its canonical NaN)
+    let (width, exponent, mantissa, nan): (usize, u64, u64, u64) = match dtype {
+        DType::Float16 => (2, 0x7c00, 0x03ff, 0x7e00),
+        DType::BFloat16 => (2, 0x7f80, 0x007f, 0x7fc0),
+        DType::Float32 | DType::Complex64 => (4, 0x7f80_0000, 0x007f_ffff, 0x7fc0_0000),
+        DType::Float64 | DType::Complex128 => (
+            8,
+            0x7ff0_0000_0000_0000,
+            0x000f_ffff_ffff_ffff,
+            0x7ff8_0000_0000_0000,
+        ),
+        _ => return bytes,
+    };
+    for chunk in bytes.chunks_exact_mut(width) {
+        let mut word = [0u8; 8];
+        word[..width].copy_from_slice(chunk);
+        let bits = u64::from_le_bytes(word);
+        if bits & exponent == exponent && bits & mantissa != 0 {
+            chunk.copy_from_slice(&nan.to_le_bytes()[..width]);
+        }
+    }
+    bytes
 }
 
 /// Runs `call` on fresh inputs of `scene` with kernels walking their elements by `strategy`.
@@ -82,7 +117,13 @@ fn observe(scene: &Scene, call: &Call, strategy: Strategy) -> Observed {
         .map_err(|e| e.to_string());
     Observed {
         result,
-        storages: snapshot(&inputs),
+        storages: snapshot(&inputs)
+            .into_iter()
+            .map(|(name, bytes)| {
+                let dtype = inputs.storages[&name].dtype();
+                (name, canonical_nans(dtype, bytes))
+            })
+            .collect(),
     }
 }
 
@@ -92,7 +133,8 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
     let kernel = match u.int_in_range(0..=5)? {
         0 => Kernel::Unary(*u.choose(&UnaryOp::ALL)?),
         1 => {
-            let op = *u.choose(&BinaryOp::ALL)?;
+            let ops: Vec<BinaryOp> = BinaryOp::ALL.into_iter().chain(BinaryOp::MATH).collect();
+            let op = *u.choose(&ops)?;
             let alpha = *u.choose(&[
                 Scalar::Int(1),
                 Scalar::Int(-2),
@@ -104,11 +146,12 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
         2 => Kernel::Compare(*u.choose(&CompareOp::ALL)?),
         3 => Kernel::Where,
         4 => Kernel::Copy,
-        _ => Kernel::CopyInto,
+        _ if u.ratio(1, 2)? => Kernel::CopyInto,
+        _ => extra_kernel(u)?,
     };
     let arity = match kernel {
         Kernel::Unary(_) => 1,
-        Kernel::Where => 3,
+        Kernel::Where | Kernel::Clamp | Kernel::Lerp | Kernel::Addc(_) => 3,
         _ => 2,
     };
     let first = random_shape(u, LIMITS)?;
@@ -155,8 +198,9 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
         .map(|n| Input::Tensor(n.clone()))
         .collect();
     let number_slots = match kernel {
-        Kernel::Binary(_) | Kernel::Compare(_) => vec![0, 1],
-        Kernel::Where => vec![1, 2],
+        Kernel::Binary(_) | Kernel::Compare(_) | Kernel::Bitwise(_) => vec![0, 1],
+        Kernel::Where | Kernel::Clamp => vec![1, 2],
+        Kernel::Lerp => vec![2],
         Kernel::Copy => vec![1],
         _ => vec![],
     };
@@ -230,4 +274,35 @@ pub fn check(bytes: &[u8]) -> bool {
         scene.json()
     );
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nans_of_every_float_dtype_become_one() {
+        let negative = (-f64::NAN).to_bits() | 5;
+        let bytes = [negative.to_le_bytes(), 1.5f64.to_le_bytes()].concat();
+        let canonical = [f64::NAN.to_le_bytes(), 1.5f64.to_le_bytes()].concat();
+        assert_eq!(canonical_nans(DType::Complex128, bytes.clone()), canonical);
+        assert_eq!(canonical_nans(DType::Float64, bytes.clone()), canonical);
+        // The same bytes as int64 are left alone.
+        assert_eq!(canonical_nans(DType::Int64, bytes.clone()), bytes);
+        let f32s = [(-f32::NAN).to_le_bytes(), f32::INFINITY.to_le_bytes()].concat();
+        let want = [f32::NAN.to_le_bytes(), f32::INFINITY.to_le_bytes()].concat();
+        assert_eq!(canonical_nans(DType::Complex64, f32s.clone()), want);
+        // float16: 0xfe01 (a negative NaN with a payload) and 0x7c00 (inf).
+        let halves = vec![0x01, 0xfe, 0x00, 0x7c];
+        assert_eq!(
+            canonical_nans(DType::Float16, halves),
+            vec![0x00, 0x7e, 0x00, 0x7c]
+        );
+        // bfloat16: 0xffc1 and 0xff80 (-inf).
+        let brains = vec![0xc1, 0xff, 0x80, 0xff];
+        assert_eq!(
+            canonical_nans(DType::BFloat16, brains),
+            vec![0xc0, 0x7f, 0x80, 0xff]
+        );
+    }
 }

@@ -257,6 +257,9 @@ fn describes_consistently(case: &Case, outcome: &Outcome) -> Result<(), String> 
     match &ok.result {
         ResultValue::Tensor(t) => check_tensor(case, t, &storages),
         ResultValue::Tensors(ts) => ts.iter().try_for_each(|t| check_tensor(case, t, &storages)),
-        ResultValue::Size(_) | ResultValue::Int(_) | ResultValue::Bool(_) => Ok(()),
+        ResultValue::Size(_)
+        | ResultValue::Int(_)
+        | ResultValue::Bool(_)
+        | ResultValue::NotImplemented => Ok(()),
     }
 }

@@ -12,7 +12,9 @@
 //! - no byte outside the written tensor's elements changes, in any storage; a failed call
 //!   writes only inside the written tensor too (torch raises a division by zero mid-loop).
 
-use super::scene::{call_is_order_dependent, number, snapshot, Call, Input, Kernel, Scene};
+use super::scene::{
+    call_is_order_dependent, extra_kernel, number, snapshot, Call, Input, Kernel, Scene,
+};
 use crate::gen::{
     broadcast_partner, random_dtype, random_shape, views_of_one_storage, CaseBuilder, GenResult,
     ShapeLimits,
@@ -44,7 +46,14 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
     let kernel = match u.int_in_range(0..=4)? {
         0 => Kernel::Unary(*u.choose(&UnaryOp::ALL)?),
         1 => {
-            let op = *u.choose(&BinaryOp::ALL)?;
+            // ldexp and float_power are composites (a power, conversions) whose first steps
+            // allocate; their overlap checks are those of the ops they call.
+            let ops: Vec<BinaryOp> = BinaryOp::ALL
+                .into_iter()
+                .chain(BinaryOp::MATH)
+                .filter(|op| !matches!(op, BinaryOp::Ldexp | BinaryOp::FloatPower))
+                .collect();
+            let op = *u.choose(&ops)?;
             Kernel::Binary(
                 op.with_alpha(*u.choose(&[1.into(), 2.into()])?)
                     .unwrap_or(op),
@@ -52,11 +61,12 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
         }
         2 => Kernel::Compare(*u.choose(&CompareOp::ALL)?),
         3 => Kernel::Where,
-        _ => Kernel::Copy,
+        _ if u.ratio(1, 2)? => Kernel::Copy,
+        _ => extra_kernel(u)?,
     };
     let arity = match kernel {
         Kernel::Unary(_) | Kernel::Copy => 1,
-        Kernel::Where => 3,
+        Kernel::Where | Kernel::Clamp | Kernel::Lerp | Kernel::Addc(_) => 3,
         _ => 2,
     };
     let target_shape = random_shape(u, ShapeLimits::default())?;
@@ -87,14 +97,27 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
                 let dtype = random_dtype(u)?;
                 Input::Tensor(b.view(u, dtype, &shapes[k], true)?)
             }
-            3 if k > 0 || kernel != Kernel::Where => Input::Number(number(u)?),
+            3 if k > 0
+                || !matches!(
+                    kernel,
+                    Kernel::Where | Kernel::Clamp | Kernel::Lerp | Kernel::Addc(_)
+                ) =>
+            {
+                Input::Number(number(u)?)
+            }
             _ => Input::Tensor(alias.clone()),
         });
     }
     // In place: the written tensor is the first input of a unary, binary or comparison.
     let in_place = matches!(
         kernel,
-        Kernel::Unary(_) | Kernel::Binary(_) | Kernel::Compare(_)
+        Kernel::Unary(_)
+            | Kernel::Binary(_)
+            | Kernel::Compare(_)
+            | Kernel::Bitwise(_)
+            | Kernel::Clamp
+            | Kernel::Lerp
+            | Kernel::Addc(_)
     ) && u.ratio(1, 2)?;
     if in_place {
         inputs[0] = Input::Tensor(target.clone());

@@ -9,7 +9,7 @@ use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::Inputs;
 use bcast_conformance::case::NumScalar;
 use bcast_conformance::case::{Arg, Case};
-use bcast_engine::ops::{self, BinaryOp, CompareOp, Operand, UnaryOp};
+use bcast_engine::ops::{self, AddcOp, BinaryOp, BitwiseOp, CompareOp, Operand, UnaryOp};
 use bcast_engine::overlap::order_dependent;
 use bcast_engine::shape::infer_size;
 use bcast_engine::{kernels, Result, Scalar, Storage, Tensor};
@@ -79,6 +79,25 @@ pub enum Kernel {
     Copy,
     /// The raw copy kernel into a new zeroed tensor of the source's shape and `b`'s dtype.
     CopyInto,
+    /// `bitwise(op, a, b, out)`.
+    Bitwise(BitwiseOp),
+    /// `clamp(x, min, max, out)`: number bounds where both are numbers, else tensor bounds.
+    Clamp,
+    /// `lerp(x, end, weight, out)` (`x` for a number `end`).
+    Lerp,
+    /// `addcmul`/`addcdiv(x, t1, t2, value=2, out)` (`x` for a number factor).
+    Addc(AddcOp),
+}
+
+/// The kernels drawn besides the original six (on their own draw, so the inputs that drew
+/// those still do): the integer ops and the ops of three tensor operands.
+pub fn extra_kernel(u: &mut Unstructured) -> GenResult<Kernel> {
+    Ok(match u.int_in_range(0..=3)? {
+        0 => Kernel::Bitwise(*u.choose(&BitwiseOp::ALL)?),
+        1 => Kernel::Clamp,
+        2 => Kernel::Lerp,
+        _ => Kernel::Addc(*u.choose(&[AddcOp::Mul, AddcOp::Div])?),
+    })
 }
 
 /// One engine call on a scene: the op, its inputs in torch's order, and the written tensor
@@ -125,6 +144,37 @@ impl Call {
                 let dst = Tensor::zeros(src.shape(), like.dtype())?;
                 kernels::copy_into(&dst, &src)?;
                 Ok(dst)
+            }
+            Kernel::Bitwise(op) => ops::bitwise(op, arg(0), arg(1), out),
+            Kernel::Clamp => {
+                let x = tensor_of(arg(0));
+                match (arg(1), arg(2)) {
+                    (Operand::Tensor(lo), Operand::Tensor(hi)) => {
+                        ops::clamp_tensors(&x, Some(&lo), Some(&hi), out, true)
+                    }
+                    (Operand::Number(lo), Operand::Number(hi)) => {
+                        ops::clamp_numbers(&x, Some(lo), Some(hi), out)
+                    }
+                    // A number beside a tensor bound (which Python refuses) as a 0-d tensor.
+                    (lo, hi) => {
+                        let bound = |o: Operand| match o {
+                            Operand::Number(v) => Tensor::scalar_tensor(v, v.wrapped_dtype()),
+                            Operand::Tensor(t) => t,
+                        };
+                        let (lo, hi) = (bound(lo), bound(hi));
+                        ops::clamp_tensors(&x, Some(&lo), Some(&hi), out, true)
+                    }
+                }
+            }
+            Kernel::Lerp => {
+                let x = tensor_of(arg(0));
+                let end = arg(1).as_tensor().cloned().unwrap_or_else(|| x.clone());
+                ops::lerp(&x, &end, arg(2), out)
+            }
+            Kernel::Addc(op) => {
+                let x = tensor_of(arg(0));
+                let factor = |k: usize| arg(k).as_tensor().cloned().unwrap_or_else(|| x.clone());
+                ops::addc(op, &x, &factor(1), &factor(2), Scalar::Int(2), out)
             }
         }
     }

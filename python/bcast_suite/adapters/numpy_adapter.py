@@ -14,6 +14,7 @@ from numpy.lib.stride_tricks import as_strided
 from .. import kit
 from ..casefmt import decode_number, encode_number
 from ..kit import Unsupported
+from .dense import is_signature_error
 
 # Every dtype of the schema that NumPy has: all but bfloat16, which NumPy lacks (so the
 # adapter does not claim it, and cases with a bfloat16 storage are skipped, never sent).
@@ -26,8 +27,13 @@ LEVELS = ["shapes", "dtypes", "values", "inplace", "aliasing", "strides"]
 # ---- inputs ---------------------------------------------------------------------------------
 
 def view(base, shape, strides, offset):
-    """A strided view of `base`; strides and offset in elements."""
-    return as_strided(base[offset:], shape=shape, strides=[s * base.itemsize for s in strides])
+    """A strided view of `base`; strides and offset in elements. NumPy refuses a view whose
+    size in bytes is beyond its index type (a stride-0 view of 2^62 elements, which torch
+    holds in a few bytes): the case cannot be expressed, and fails saying so."""
+    try:
+        return as_strided(base[offset:], shape=shape, strides=[s * base.itemsize for s in strides])
+    except ValueError as e:
+        raise Unsupported(f"NumPy cannot hold the input view of shape {list(shape)}: {e}") from e
 
 
 def build(case):
@@ -84,7 +90,21 @@ class Size(tuple):
 
 
 def shape_arg(a):
-    return (a,) if isinstance(a, int) else tuple(a)
+    """One shape argument of broadcast_shapes: an int or a sequence as a tuple; anything else
+    (torch also takes None) is handed to NumPy as it is, which judges it."""
+    if isinstance(a, int):
+        return (a,)
+    return tuple(a) if isinstance(a, (list, tuple)) else a
+
+
+def where(cond, x, y, out=None):
+    """torch.where; out= as NumPy writes a result into an existing array (np.where has no out=):
+    np.copyto with the casting ufuncs use for out= ("same_kind")."""
+    result = np.asarray(np.where(cond, x, y))
+    if out is None:
+        return result
+    np.copyto(out, result, casting="same_kind")
+    return out
 
 
 def reduction(fn):
@@ -101,7 +121,17 @@ BINARY = {
     "maximum": np.maximum, "minimum": np.minimum,
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+    "bitwise_left_shift": np.left_shift, "bitwise_right_shift": np.right_shift,
+    "gcd": np.gcd, "lcm": np.lcm,
+    "remainder": np.remainder, "pow": np.power, "floor_divide": np.floor_divide, "fmod": np.fmod,
+    "atan2": np.arctan2, "arctan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
+    "nextafter": np.nextafter, "logaddexp": np.logaddexp, "logaddexp2": np.logaddexp2,
+    "fmax": np.fmax, "fmin": np.fmin, "heaviside": np.heaviside, "float_power": np.float_power,
 }
+# The reflected operators: ndarray's own (`2 - a` is `a.__rsub__(2)` there too).
+REFLECTED = ["__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__",
+             "__rpow__", "__rand__", "__ror__", "__rxor__", "__rlshift__", "__rrshift__", "__rmatmul__"]
 REDUCTIONS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "amax": np.amax, "amin": np.amin}
 
 
@@ -132,7 +162,7 @@ OPS = {
     "Tensor.broadcast_to": lambda t, s: expand(t, s),
     "torch.broadcast_tensors": lambda *ts: np.broadcast_arrays(*(ts[0] if len(ts) == 1 and isinstance(ts[0], list) else ts)),
     "torch.broadcast_shapes": lambda *shapes: Size(np.broadcast_shapes(*(shape_arg(s) for s in shapes))),
-    "torch.where": lambda c, x, y: np.asarray(np.where(c, x, y)),
+    "torch.where": where,
     "torch.matmul": lambda a, b, out=None: np.asarray(np.matmul(a, b)) if out is None else np.matmul(a, b, out=out),
     "Tensor.unsqueeze": lambda t, d: np.expand_dims(t, d),
     "torch.unsqueeze": lambda t, d: np.expand_dims(t, d),
@@ -146,6 +176,27 @@ for _name, _ufunc in BINARY.items():
     OPS[f"Tensor.{_name}"] = binary(_ufunc, _name)
     if _name in ("add", "sub", "mul", "div"):
         OPS[f"Tensor.{_name}_"] = inplace(_ufunc)
+for _dunder in REFLECTED:
+    OPS[f"Tensor.{_dunder}"] = lambda a, b, _d=_dunder: getattr(a, _d)(b)
+
+
+def clamp(t, min=None, max=None, out=None):
+    if out is not None:
+        raise Unsupported("clamp with out=")
+    if min is None and max is None:
+        raise Unsupported("np.clip needs a bound")
+    return np.asarray(np.clip(t, min, max))
+
+
+def isclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=False):
+    return np.asarray(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+# clamp_min/clamp_max, lerp, addcmul, addcdiv and masked_fill have no NumPy twin: declined.
+for _form in ("torch", "Tensor"):
+    OPS[f"{_form}.clamp"] = clamp
+    OPS[f"{_form}.isclose"] = isclose
+    OPS[f"{_form}.equal"] = lambda a, b: a.shape == b.shape and bool(np.array_equal(a, b))
 for _name, _fn in REDUCTIONS.items():
     OPS[f"torch.{_name}"] = reduction(_fn)
     OPS[f"Tensor.{_name}"] = reduction(_fn)
@@ -183,6 +234,10 @@ def describe_tensor(t, storages):
 def describe(result, storages):
     if isinstance(result, Size):
         return {"size": [int(s) for s in result]}
+    if isinstance(result, bool):
+        return {"bool": result}
+    if result is NotImplemented:
+        return "not_implemented"
     if isinstance(result, (list, tuple)):
         return {"tensors": [describe_tensor(r, storages) for r in result]}
     return {"tensor": describe_tensor(result, storages)}
@@ -208,7 +263,7 @@ def run_case(case):
     except Unsupported:
         raise
     except TypeError as e:
-        if "argument" in str(e) and not isinstance(e, np.exceptions.DTypePromotionError):
+        if is_signature_error(e) and not isinstance(e, np.exceptions.DTypePromotionError):
             raise Unsupported(f"{fn}: {e}") from e
         return kit.error_outcome(e)
     except Exception as e:  # noqa: BLE001 - every NumPy exception is an outcome

@@ -3,6 +3,7 @@
 //! repetitions interleaved across implementations so drift and noise from other processes
 //! fall on all of them alike. A plain copy of the same bytes gives the bandwidth ceiling.
 
+pub mod broad;
 pub mod ceiling;
 pub mod engine;
 #[cfg(feature = "ndarray")]
@@ -12,7 +13,7 @@ pub mod report;
 #[cfg(feature = "torch")]
 pub mod torch;
 
-use pattern::{Pattern, Variant};
+use pattern::{BenchDType, Pattern, Variant};
 use std::time::Instant;
 
 /// One prepared call of an implementation: its inputs (and output, for `out=`) are built.
@@ -21,8 +22,9 @@ pub trait Call {
     fn run(&mut self);
     /// Untimed work between calls: dropping the previous result.
     fn reset(&mut self) {}
-    /// The last result, row-major.
-    fn output(&self) -> Vec<f32>;
+    /// The last result, row-major, as the bits of each element (widened to `u32`), so that
+    /// results compare bit for bit whatever the dtype.
+    fn output(&self) -> Vec<u32>;
 }
 
 /// An implementation being measured.
@@ -31,15 +33,27 @@ pub trait Peer {
     fn name(&self) -> &'static str;
     /// Asks for `n` threads; returns how many it uses.
     fn set_threads(&mut self, n: usize) -> usize;
-    /// A call of `pattern` written as `variant`, from the data of `a` and `b`; `None` when the
-    /// implementation cannot express it.
+    /// A call of `pattern` written as `variant` in `dtype`, from the data of `a` and `b` (values
+    /// `dtype` holds exactly, see [`Pattern::inputs`]); `None` when the implementation cannot
+    /// express it.
     fn prepare(
         &self,
         pattern: &Pattern,
         variant: Variant,
+        dtype: BenchDType,
         a: &[f32],
         b: &[f32],
     ) -> Option<Box<dyn Call>>;
+
+    /// A call of a broad-suite workload from the data of its operands (see
+    /// [`broad::inputs`]); `None` when the implementation cannot express it.
+    fn prepare_workload(
+        &self,
+        _workload: &broad::workload::Workload,
+        _data: &[Vec<f64>],
+    ) -> Option<Box<dyn broad::WorkCall>> {
+        None
+    }
 }
 
 /// Every implementation compiled in, the engine first; libtorch with its huge-page
@@ -67,6 +81,8 @@ pub struct BenchConfig {
     pub warmup: usize,
     pub patterns: Vec<Pattern>,
     pub variants: Vec<Variant>,
+    /// Element types, one table each per thread count.
+    pub dtypes: Vec<BenchDType>,
     /// The implementations to run, by name (all when empty; the engine always runs first).
     pub peers: Vec<String>,
     /// Switch on libtorch's huge-page allocation (`THP_MEM_ALLOC_ENABLE=1`).
@@ -79,14 +95,16 @@ pub struct BenchConfig {
 pub struct Row {
     pub pattern: Pattern,
     pub variant: Variant,
+    pub dtype: BenchDType,
     pub seconds: Vec<Option<f64>>,
 }
 
-/// One table: every row at one thread count.
+/// One table: every row at one thread count, in one dtype.
 #[derive(Debug, Clone)]
 pub struct Table {
     /// The thread count asked for.
     pub threads: usize,
+    pub dtype: BenchDType,
     /// Each implementation's name and the threads it used.
     pub peers: Vec<(&'static str, usize)>,
     /// Median seconds of the copy ceiling into new memory and into existing memory.
@@ -162,14 +180,15 @@ fn measure_row(
     peers: &[Box<dyn Peer>],
     pattern: &Pattern,
     variant: Variant,
+    dtype: BenchDType,
 ) -> Result<Row, String> {
-    let (a, b) = pattern.inputs();
+    let (a, b) = pattern.inputs(dtype);
     let mut calls: Vec<Option<Box<dyn Call>>> = peers
         .iter()
-        .map(|p| p.prepare(pattern, variant, &a, &b))
+        .map(|p| p.prepare(pattern, variant, dtype, &a, &b))
         .collect();
     drop((a, b));
-    let mut expected: Option<(usize, Vec<f32>)> = None;
+    let mut expected: Option<(usize, Vec<u32>)> = None;
     for (k, call) in calls.iter_mut().enumerate() {
         let Some(call) = call else { continue };
         call.run();
@@ -177,16 +196,12 @@ fn measure_row(
         match &expected {
             None => expected = Some((k, got)),
             Some((first, want)) => {
-                let same = want.len() == got.len()
-                    && want
-                        .iter()
-                        .zip(&got)
-                        .all(|(x, y)| x.to_bits() == y.to_bits());
-                if !same {
+                if *want != got {
                     return Err(format!(
-                        "{} {}: {} and {} disagree",
+                        "{} {} {}: {} and {} disagree",
                         pattern.label,
                         variant.name(),
+                        dtype.name(),
                         peers[*first].name(),
                         peers[k].name()
                     ));
@@ -213,6 +228,7 @@ fn measure_row(
     Ok(Row {
         pattern: *pattern,
         variant,
+        dtype,
         seconds: calls
             .iter()
             .zip(times)
@@ -221,7 +237,19 @@ fn measure_row(
     })
 }
 
-/// Runs the benchmark: one table per thread count. `progress` hears each row as it starts.
+/// The peers `config` names (all when it names none), the engine first.
+fn selected_peers(config: &BenchConfig) -> Vec<Box<dyn Peer>> {
+    peers(config.torch_huge_pages)
+        .into_iter()
+        .filter(|p| {
+            p.name() == "engine"
+                || config.peers.is_empty()
+                || config.peers.iter().any(|n| n == p.name())
+        })
+        .collect()
+}
+
+/// Runs the benchmark: one table per thread count and dtype. `progress` hears each row as it starts.
 ///
 /// # Errors
 /// When implementations disagree on a result.
@@ -229,14 +257,7 @@ pub fn run_bench(
     config: &BenchConfig,
     mut progress: impl FnMut(&str),
 ) -> Result<Vec<Table>, String> {
-    let mut peers: Vec<Box<dyn Peer>> = peers(config.torch_huge_pages)
-        .into_iter()
-        .filter(|p| {
-            p.name() == "engine"
-                || config.peers.is_empty()
-                || config.peers.iter().any(|n| n == p.name())
-        })
-        .collect();
+    let mut peers = selected_peers(config);
     let mut tables = Vec::new();
     for &threads in &config.threads {
         let used: Vec<(&'static str, usize)> = peers
@@ -245,28 +266,32 @@ pub fn run_bench(
             .collect();
         progress(&format!("{threads} thread(s): copy ceiling"));
         let (copy_alloc, copy_out, copy_bytes) = measure_copy(config, threads);
-        let mut rows = Vec::new();
-        for pattern in &config.patterns {
-            for &variant in pattern.variants() {
-                if !config.variants.contains(&variant) && variant != Variant::InPlace {
-                    continue;
+        for &dtype in &config.dtypes {
+            let mut rows = Vec::new();
+            for pattern in &config.patterns {
+                for &variant in pattern.variants() {
+                    if !config.variants.contains(&variant) && variant != Variant::InPlace {
+                        continue;
+                    }
+                    progress(&format!(
+                        "{threads} thread(s): {} {} {}",
+                        dtype.name(),
+                        pattern.label,
+                        variant.name()
+                    ));
+                    rows.push(measure_row(config, &peers, pattern, variant, dtype)?);
                 }
-                progress(&format!(
-                    "{threads} thread(s): {} {}",
-                    pattern.label,
-                    variant.name()
-                ));
-                rows.push(measure_row(config, &peers, pattern, variant)?);
             }
+            tables.push(Table {
+                threads,
+                dtype,
+                peers: used.clone(),
+                copy_alloc,
+                copy_out,
+                copy_bytes,
+                rows,
+            });
         }
-        tables.push(Table {
-            threads,
-            peers: used,
-            copy_alloc,
-            copy_out,
-            copy_bytes,
-            rows,
-        });
     }
     Ok(tables)
 }

@@ -1,32 +1,59 @@
 //! The `ndarray` crate as a benchmark peer (feature `ndarray`): its operators on references
 //! (which co-broadcast and allocate), `Zip` with `and_broadcast` for `out=`, and the assign
-//! operators in place, on arrays of static dimensionality. ndarray runs on one thread: its
+//! operators in place, on arrays of static dimensionality, in float32 and int32 (ndarray has no
+//! half-precision element type). ndarray runs on one thread: its
 //! operators have no parallel form (the `rayon` feature adds `par_` methods, not threaded
 //! operators), and this build does not enable it.
 
-use super::pattern::{Op, Pattern, Variant};
+use super::pattern::{BenchDType, Op, Pattern, Variant};
 use super::{Call, Peer};
-use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, Ix1, Ix2, Ix3, Ix4, Zip};
+use ndarray::{Array, ArrayBase, Data, DimMax, Dimension, Ix1, Ix2, Ix3, Ix4, LinalgScalar, Zip};
+use std::ops::{AddAssign, MulAssign, SubAssign};
 
 /// ndarray 0.16.
 #[derive(Debug, Default)]
 pub struct NdarrayPeer;
 
-type Out<D1, D2> = Array<f32, <D1 as DimMax<D2>>::Output>;
+/// An element type measured with ndarray: `f32` or `i32`.
+trait Elem: LinalgScalar + AddAssign + SubAssign + MulAssign + Send + Sync {
+    fn from_f32(x: f32) -> Self;
+    fn bits(self) -> u32;
+}
 
-struct NdCall<D1: Dimension + DimMax<D2>, D2: Dimension> {
+impl Elem for f32 {
+    fn from_f32(x: f32) -> f32 {
+        x
+    }
+    fn bits(self) -> u32 {
+        self.to_bits()
+    }
+}
+
+impl Elem for i32 {
+    fn from_f32(x: f32) -> i32 {
+        x as i32
+    }
+    fn bits(self) -> u32 {
+        self as u32
+    }
+}
+
+type Out<T, D1, D2> = Array<T, <D1 as DimMax<D2>>::Output>;
+
+struct NdCall<T: Elem, D1: Dimension + DimMax<D2>, D2: Dimension> {
     op: Op,
     variant: Variant,
     transposed: bool,
-    a: Array<f32, D1>,
-    b: Array<f32, D2>,
-    out: Option<Out<D1, D2>>,
+    a: Array<T, D1>,
+    b: Array<T, D2>,
+    out: Option<Out<T, D1, D2>>,
 }
 
 /// `a OP b` with ndarray's operators.
-fn apply<S, D1, D2>(op: Op, a: &ArrayBase<S, D1>, b: &Array<f32, D2>) -> Out<D1, D2>
+fn apply<T, S, D1, D2>(op: Op, a: &ArrayBase<S, D1>, b: &Array<T, D2>) -> Out<T, D1, D2>
 where
-    S: Data<Elem = f32>,
+    T: Elem,
+    S: Data<Elem = T>,
     D1: Dimension + DimMax<D2>,
     D2: Dimension,
 {
@@ -37,7 +64,7 @@ where
     }
 }
 
-impl<D1: Dimension + DimMax<D2>, D2: Dimension> Call for NdCall<D1, D2> {
+impl<T: Elem, D1: Dimension + DimMax<D2>, D2: Dimension> Call for NdCall<T, D1, D2> {
     fn run(&mut self) {
         let op = self.op;
         match self.variant {
@@ -74,30 +101,32 @@ impl<D1: Dimension + DimMax<D2>, D2: Dimension> Call for NdCall<D1, D2> {
         }
     }
 
-    fn output(&self) -> Vec<f32> {
+    fn output(&self) -> Vec<u32> {
         match self.variant {
-            Variant::InPlace => self.a.iter().copied().collect(),
+            Variant::InPlace => self.a.iter().map(|x| x.bits()).collect(),
             _ => self
                 .out
                 .as_ref()
                 .expect("run first")
                 .iter()
-                .copied()
+                .map(|x| x.bits())
                 .collect(),
         }
     }
 }
 
-fn call<D1, D2>(p: &Pattern, v: Variant, a: &[f32], b: &[f32]) -> Option<Box<dyn Call>>
+fn call<T, D1, D2>(p: &Pattern, v: Variant, a: &[f32], b: &[f32]) -> Option<Box<dyn Call>>
 where
+    T: Elem,
     D1: Dimension + DimMax<D2> + 'static,
     D2: Dimension + 'static,
 {
-    let a = Array::from_shape_vec(p.a.to_vec(), a.to_vec())
+    let convert = |v: &[f32]| v.iter().map(|&x| T::from_f32(x)).collect::<Vec<T>>();
+    let a = Array::from_shape_vec(p.a.to_vec(), convert(a))
         .ok()?
         .into_dimensionality::<D1>()
         .ok()?;
-    let b = Array::from_shape_vec(p.b.to_vec(), b.to_vec())
+    let b = Array::from_shape_vec(p.b.to_vec(), convert(b))
         .ok()?
         .into_dimensionality::<D2>()
         .ok()?;
@@ -119,6 +148,18 @@ where
     }))
 }
 
+/// [`call`] with the pattern's static dimensionalities.
+fn call_dims<T: Elem>(p: &Pattern, v: Variant, a: &[f32], b: &[f32]) -> Option<Box<dyn Call>> {
+    match (p.a.len(), p.b.len()) {
+        (1, 1) => call::<T, Ix1, Ix1>(p, v, a, b),
+        (2, 1) => call::<T, Ix2, Ix1>(p, v, a, b),
+        (2, 2) => call::<T, Ix2, Ix2>(p, v, a, b),
+        (4, 3) => call::<T, Ix4, Ix3>(p, v, a, b),
+        (4, 4) => call::<T, Ix4, Ix4>(p, v, a, b),
+        _ => None,
+    }
+}
+
 impl Peer for NdarrayPeer {
     fn name(&self) -> &'static str {
         "ndarray"
@@ -128,14 +169,26 @@ impl Peer for NdarrayPeer {
         1
     }
 
-    fn prepare(&self, p: &Pattern, v: Variant, a: &[f32], b: &[f32]) -> Option<Box<dyn Call>> {
-        match (p.a.len(), p.b.len()) {
-            (1, 1) => call::<Ix1, Ix1>(p, v, a, b),
-            (2, 1) => call::<Ix2, Ix1>(p, v, a, b),
-            (2, 2) => call::<Ix2, Ix2>(p, v, a, b),
-            (4, 3) => call::<Ix4, Ix3>(p, v, a, b),
-            (4, 4) => call::<Ix4, Ix4>(p, v, a, b),
-            _ => None,
+    fn prepare(
+        &self,
+        p: &Pattern,
+        v: Variant,
+        dtype: BenchDType,
+        a: &[f32],
+        b: &[f32],
+    ) -> Option<Box<dyn Call>> {
+        match dtype {
+            BenchDType::Float32 => call_dims::<f32>(p, v, a, b),
+            BenchDType::Int32 => call_dims::<i32>(p, v, a, b),
+            BenchDType::Float16 | BenchDType::BFloat16 => None,
         }
+    }
+
+    fn prepare_workload(
+        &self,
+        w: &super::broad::workload::Workload,
+        data: &[Vec<f64>],
+    ) -> Option<Box<dyn super::broad::WorkCall>> {
+        super::broad::ndarray::prepare(w, data)
     }
 }

@@ -11,7 +11,10 @@ pub enum Op {
 
 impl Op {
     /// The op on one pair of elements.
-    pub fn apply(self, x: f32, y: f32) -> f32 {
+    pub fn apply<T>(self, x: T, y: T) -> T
+    where
+        T: std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T>,
+    {
         match self {
             Op::Add => x + y,
             Op::Sub => x - y,
@@ -42,7 +45,60 @@ impl Variant {
     }
 }
 
-/// One broadcasting pattern on float32 inputs: `a OP b`, with `a` transposed (its last two
+/// The element type a row is measured in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchDType {
+    Float32,
+    Float16,
+    BFloat16,
+    Int32,
+}
+
+/// Every element type, in table order.
+pub const DTYPES: [BenchDType; 4] = [
+    BenchDType::Float32,
+    BenchDType::Float16,
+    BenchDType::BFloat16,
+    BenchDType::Int32,
+];
+
+impl BenchDType {
+    /// torch's name, as tables and the command line write it.
+    ///
+    /// ```
+    /// use bcast_tooling::bench::pattern::{BenchDType, DTYPES};
+    /// assert_eq!(BenchDType::BFloat16.name(), "bfloat16");
+    /// assert_eq!(DTYPES.iter().find(|d| d.name() == "int32"), Some(&BenchDType::Int32));
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            BenchDType::Float32 => "float32",
+            BenchDType::Float16 => "float16",
+            BenchDType::BFloat16 => "bfloat16",
+            BenchDType::Int32 => "int32",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            BenchDType::Float32 | BenchDType::Int32 => 4,
+            BenchDType::Float16 | BenchDType::BFloat16 => 2,
+        }
+    }
+
+    /// The engine's dtype.
+    pub fn engine(self) -> bcast_engine::DType {
+        match self {
+            BenchDType::Float32 => bcast_engine::DType::Float32,
+            BenchDType::Float16 => bcast_engine::DType::Float16,
+            BenchDType::BFloat16 => bcast_engine::DType::BFloat16,
+            BenchDType::Int32 => bcast_engine::DType::Int32,
+        }
+    }
+}
+
+/// One broadcasting pattern: `a OP b`, with `a` transposed (its last two
 /// dims swapped, a view) when `transposed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pattern {
@@ -165,20 +221,36 @@ impl Pattern {
         }
     }
 
-    /// Bytes one call reads and writes: each input once (a broadcast input is read at its own
-    /// size), the output once (the in-place target counts as read and written).
-    pub fn bytes(&self) -> usize {
+    /// Bytes one call reads and writes in `dtype`: each input once (a broadcast input is read
+    /// at its own size), the output once (the in-place target counts as read and written).
+    pub fn bytes(&self, dtype: BenchDType) -> usize {
         let n = |s: &[usize]| s.iter().product::<usize>();
         let out = n(&self.out_shape());
-        4 * (n(self.a) + n(self.b) + out)
+        dtype.size() * (n(self.a) + n(self.b) + out)
     }
 
-    /// The data of `a` (in its storage order, before the transpose) and of `b`: small exact
-    /// values, so every implementation computes the same bits.
-    pub fn inputs(&self) -> (Vec<f32>, Vec<f32>) {
+    /// The data of `a` (in its storage order, before the transpose) and of `b`, as `f32`
+    /// values that `dtype` holds exactly (every implementation converts them to `dtype`
+    /// without rounding, so all start from the same bits): multiples of 1/64 below 16 for
+    /// float32 and float16, of 1/16 below 16 for bfloat16 (8 significant bits), integers
+    /// below 1021 for int32.
+    ///
+    /// ```
+    /// use bcast_tooling::bench::pattern::{BenchDType, PATTERNS};
+    /// let (a, _) = PATTERNS[1].inputs(BenchDType::BFloat16);
+    /// assert!(a.iter().all(|&x| x == bcast_engine::half::BFloat16::from_f32(x).to_f32()));
+    /// ```
+    pub fn inputs(&self, dtype: BenchDType) -> (Vec<f32>, Vec<f32>) {
+        let (modulus, scale) = match dtype {
+            BenchDType::Float32 | BenchDType::Float16 => (1021, 64.0),
+            BenchDType::BFloat16 => (256, 16.0),
+            BenchDType::Int32 => (1021, 1.0),
+        };
         let fill = |len: usize, seed: usize| -> Vec<f32> {
             (0..len)
-                .map(|i| ((i.wrapping_mul(2_654_435_761).wrapping_add(seed)) % 1021) as f32 / 64.0)
+                .map(|i| {
+                    ((i.wrapping_mul(2_654_435_761).wrapping_add(seed)) % modulus) as f32 / scale
+                })
                 .collect()
         };
         (

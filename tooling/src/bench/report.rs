@@ -41,7 +41,8 @@ pub fn render_table(table: &Table) -> String {
         .collect();
     let _ = writeln!(
         s,
-        "#### {} thread(s) asked for (threads used: {})\n",
+        "#### {}, {} thread(s) asked for (threads used: {})\n",
+        table.dtype.name(),
         table.threads,
         who.join(", ")
     );
@@ -74,7 +75,7 @@ pub fn render_table(table: &Table) -> String {
     let _ = writeln!(s, "{header}\n{rule}");
     let ms = |t: Option<f64>| t.map_or("n/a".to_string(), |t| format!("{:.2}", t * 1e3));
     for row in &table.rows {
-        let bytes = row.pattern.bytes();
+        let bytes = row.pattern.bytes(row.dtype);
         let ceiling = match row.variant {
             Variant::Alloc => table.copy_alloc,
             Variant::Out | Variant::InPlace => table.copy_out,
@@ -130,7 +131,11 @@ pub fn render_table(table: &Table) -> String {
         }
         for &(k, _) in &others {
             let ratios: Vec<f64> = rows.iter().filter_map(|r| speedup(r, k)).collect();
-            let _ = write!(s, " **{:.2}x** |", geomean(&ratios));
+            if ratios.is_empty() {
+                s.push_str(" n/a |");
+            } else {
+                let _ = write!(s, " **{:.2}x** |", geomean(&ratios));
+            }
         }
         s.push('\n');
     }
@@ -149,17 +154,19 @@ pub fn render(tables: &[Table]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::pattern::PATTERNS;
+    use crate::bench::pattern::{BenchDType, PATTERNS};
 
     #[test]
     fn tables_show_speedups_and_their_means() {
         let row = |k: usize, variant, seconds: Vec<Option<f64>>| Row {
             pattern: PATTERNS[k],
             variant,
+            dtype: BenchDType::Float32,
             seconds,
         };
         let table = Table {
             threads: 1,
+            dtype: BenchDType::Float32,
             peers: vec![("engine", 1), ("torch", 1)],
             copy_alloc: 0.01,
             copy_out: 0.005,
@@ -171,6 +178,10 @@ mod tests {
             ],
         };
         let text = render_table(&table);
+        assert!(
+            text.starts_with("#### float32, 1 thread(s) asked for"),
+            "{text}"
+        );
         assert!(
             text.contains(
                 "| `(16M,) + (16M,)` | alloc | 10.00 | 20.1 | 150% | 40.00 | 5.0 | 4.00x |"

@@ -1,6 +1,6 @@
 //! libtorch through tch as a benchmark peer (feature `torch`).
 
-use super::pattern::{Op, Pattern, Variant};
+use super::pattern::{BenchDType, Op, Pattern, Variant};
 use super::{Call, Peer};
 use tch::{Kind, Tensor};
 
@@ -23,9 +23,20 @@ impl TorchPeer {
 struct TorchCall {
     op: Op,
     variant: Variant,
+    dtype: BenchDType,
     a: Tensor,
     b: Tensor,
     out: Option<Tensor>,
+}
+
+/// torch's dtype of a row (the values convert to it exactly).
+fn kind(dtype: BenchDType) -> Kind {
+    match dtype {
+        BenchDType::Float32 => Kind::Float,
+        BenchDType::Float16 => Kind::Half,
+        BenchDType::BFloat16 => Kind::BFloat16,
+        BenchDType::Int32 => Kind::Int,
+    }
 }
 
 fn shape(s: &[usize]) -> Vec<i64> {
@@ -67,12 +78,31 @@ impl Call for TorchCall {
         }
     }
 
-    fn output(&self) -> Vec<f32> {
+    fn output(&self) -> Vec<u32> {
         let t = match self.variant {
             Variant::InPlace => &self.a,
             _ => self.out.as_ref().expect("run first"),
         };
-        Vec::<f32>::try_from(&t.contiguous().view(-1)).expect("float32")
+        let flat = t.contiguous().view(-1);
+        match self.dtype {
+            BenchDType::Float32 => Vec::<f32>::try_from(&flat)
+                .expect("float32")
+                .iter()
+                .map(|x| x.to_bits())
+                .collect(),
+            BenchDType::Int32 => Vec::<i32>::try_from(&flat)
+                .expect("int32")
+                .iter()
+                .map(|&x| x as u32)
+                .collect(),
+            BenchDType::Float16 | BenchDType::BFloat16 => {
+                Vec::<i16>::try_from(&flat.view_dtype(Kind::Int16))
+                    .expect("16-bit")
+                    .iter()
+                    .map(|&x| u32::from(x as u16))
+                    .collect()
+            }
+        }
     }
 }
 
@@ -86,26 +116,47 @@ impl Peer for TorchPeer {
         tch::get_num_threads() as usize
     }
 
-    fn prepare(&self, p: &Pattern, v: Variant, a: &[f32], b: &[f32]) -> Option<Box<dyn Call>> {
-        let mut ta = Tensor::from_slice(a).view(shape(p.a).as_slice());
+    fn prepare(
+        &self,
+        p: &Pattern,
+        v: Variant,
+        dtype: BenchDType,
+        a: &[f32],
+        b: &[f32],
+    ) -> Option<Box<dyn Call>> {
+        let kind = kind(dtype);
+        let mut ta = Tensor::from_slice(a)
+            .to_kind(kind)
+            .view(shape(p.a).as_slice());
         if p.transposed {
             let n = p.a.len() as i64;
             ta = ta.transpose(n - 2, n - 1);
         }
-        let tb = Tensor::from_slice(b).view(shape(p.b).as_slice());
+        let tb = Tensor::from_slice(b)
+            .to_kind(kind)
+            .view(shape(p.b).as_slice());
         let out = match v {
             Variant::Out => Some(Tensor::zeros(
                 shape(&p.out_shape()).as_slice(),
-                (Kind::Float, tch::Device::Cpu),
+                (kind, tch::Device::Cpu),
             )),
             _ => None,
         };
         Some(Box::new(TorchCall {
             op: p.op,
             variant: v,
+            dtype,
             a: ta,
             b: tb,
             out,
         }))
+    }
+
+    fn prepare_workload(
+        &self,
+        w: &super::broad::workload::Workload,
+        data: &[Vec<f64>],
+    ) -> Option<Box<dyn super::broad::WorkCall>> {
+        super::broad::torch::prepare(w, data)
     }
 }

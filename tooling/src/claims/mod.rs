@@ -133,6 +133,7 @@ pub fn describe_outcome(o: &Outcome) -> String {
             ResultValue::Size(s) => format!("returns torch.Size({s:?})"),
             ResultValue::Int(i) => format!("returns {i}"),
             ResultValue::Bool(b) => format!("returns {}", if *b { "True" } else { "False" }),
+            ResultValue::NotImplemented => "returns NotImplemented".into(),
         },
     }
 }

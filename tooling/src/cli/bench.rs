@@ -1,15 +1,25 @@
 //! `bcast-dev bench`: times the engine, libtorch (feature `torch`) and ndarray (feature
 //! `ndarray`) on broadcasting patterns and prints Markdown tables.
 
-use crate::bench::pattern::{Variant, PATTERNS};
-use crate::bench::{report, run_bench, BenchConfig};
+use crate::bench::pattern::{Variant, DTYPES, PATTERNS};
+use crate::bench::{broad, report, run_bench, BenchConfig};
 use clap::Args;
 use std::process::ExitCode;
 
 /// Arguments of `bcast-dev bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Thread counts, one table each (0 means every core) [default: 1 and every core].
+    /// Which suite: `patterns` (the eight float32-shaped broadcasting patterns, one table per
+    /// dtype) or `broad` (every op family, dtype, mixed dtypes, reductions, layouts, sizes
+    /// and tiny calls; one table per thread count).
+    #[arg(long, default_value = "patterns")]
+    pub suite: String,
+    /// Broad suite only: workload groups by name (default: all): dtype, size, tiny, op, mixed,
+    /// reduce, layout.
+    #[arg(long, value_delimiter = ',')]
+    pub groups: Vec<String>,
+    /// Thread counts, one table each (0 means every core) [default: 1 and every core; the
+    /// broad suite: 1, 2 and every core].
     #[arg(long, value_delimiter = ',')]
     pub threads: Vec<usize>,
     /// Timed calls per implementation, pattern and variant.
@@ -22,6 +32,10 @@ pub struct BenchArgs {
     /// issue-57611, transposed, inplace-bias.
     #[arg(long, value_delimiter = ',')]
     pub patterns: Vec<String>,
+    /// Element types by name (default: all): float32, float16, bfloat16, int32; one table
+    /// each per thread count.
+    #[arg(long, value_delimiter = ',')]
+    pub dtypes: Vec<String>,
     /// Peers by name (default: every one compiled in): torch, ndarray. The engine always runs.
     #[arg(long, value_delimiter = ',')]
     pub peers: Vec<String>,
@@ -46,7 +60,12 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
         .map(|&n| if n == 0 { cores } else { n })
         .collect();
     if threads.is_empty() {
-        threads = vec![1, cores];
+        threads = if args.suite == "broad" {
+            vec![1, 2, cores]
+        } else {
+            vec![1, cores]
+        };
+        threads.sort_unstable();
         threads.dedup();
     }
     let patterns = if args.patterns.is_empty() {
@@ -63,6 +82,22 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
             })
             .collect::<Result<_, _>>()?
     };
+    let dtypes = if args.dtypes.is_empty() {
+        DTYPES.to_vec()
+    } else {
+        args.dtypes
+            .iter()
+            .map(|n| {
+                DTYPES
+                    .iter()
+                    .find(|d| d.name() == n)
+                    .copied()
+                    .ok_or_else(|| {
+                        format!("no dtype named {n} (float32, float16, bfloat16, int32)")
+                    })
+            })
+            .collect::<Result<_, _>>()?
+    };
     let mut variants = Vec::new();
     if !args.no_alloc {
         variants.push(Variant::Alloc);
@@ -76,9 +111,20 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
         warmup: args.warmup,
         patterns,
         variants,
+        dtypes,
         peers: args.peers,
         torch_huge_pages: args.torch_huge_pages,
     };
+    match args.suite.as_str() {
+        "patterns" => {}
+        "broad" => {
+            let workloads = broad::workload::select(&args.groups)?;
+            let tables = broad::run_broad(&config, &workloads, |what| eprintln!("bench: {what}"));
+            println!("{}", broad::report::render(&tables));
+            return Ok(ExitCode::SUCCESS);
+        }
+        other => return Err(format!("no suite named {other} (patterns, broad)")),
+    }
     let tables = run_bench(&config, |what| eprintln!("bench: {what}"))?;
     println!("{}", report::render(&tables));
     Ok(ExitCode::SUCCESS)

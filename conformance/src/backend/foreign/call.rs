@@ -77,6 +77,7 @@ pub fn mapped_ops(inplace: bool) -> Vec<String> {
             op.forms
                 .iter()
                 .filter(|&&f| inplace || f != crate::ops::Form::InPlace)
+                .filter(|&&f| f != crate::ops::Form::Reflected)
                 .map(|&f| op.fn_name(f))
         })
         .collect()

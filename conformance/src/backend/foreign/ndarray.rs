@@ -4,8 +4,10 @@
 //! `broadcast`, binary ops broadcast both operands with `broadcast` and apply the operator,
 //! in-place ops use `ArrayViewMut` and the assign operators, and `sum` is `sum_axis`.
 //!
-//! ndarray has no dtype promotion: a binary op between two dtypes, or a float scalar with an
-//! int array, fails the case. Its errors are its own, so errors and messages are not claimed.
+//! It runs every dtype ndarray has an element type for: Rust's `bool`, `u8`, `i8`, `i16`,
+//! `i32`, `i64`, `f32`, `f64` and `num_complex::Complex` (no half-precision type). ndarray has
+//! no dtype promotion: a binary op between two dtypes, or a float scalar with an int array,
+//! fails the case. Its errors are its own, so errors and messages are not claimed.
 
 use super::call::{
     expand_target, mapped_ops, parse_call, wrap_dim, BinaryOp, ForeignCall, Operand,
@@ -17,6 +19,7 @@ use crate::backend::{Backend, BackendFailure, Capabilities, Level};
 use crate::case::{Case, Num, OkOutcome, Outcome, ResultValue, TensorResult, TensorSpec};
 use bcast_engine::DType;
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, Axis, IxDyn, ShapeBuilder};
+use num_complex::Complex;
 use std::collections::BTreeMap;
 
 /// ndarray 0.16 under test.
@@ -31,11 +34,7 @@ impl Backend for NdarrayBackend {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             ops: Some(mapped_ops(true).into_iter().collect()),
-            // The element types `with_elem!` maps.
-            dtypes: [DType::Bool, DType::Int64, DType::Float32, DType::Float64]
-                .iter()
-                .map(|d| d.name().to_string())
-                .collect(),
+            dtypes: DTYPES.iter().map(|d| d.name().to_string()).collect(),
             levels: [
                 Level::Shapes,
                 Level::Dtypes,
@@ -57,6 +56,21 @@ impl Backend for NdarrayBackend {
 }
 
 const SHAPE_ERROR: &str = "ShapeError";
+
+/// The dtypes whose Rust element types ndarray computes on (the ones `with_elem!` maps): its
+/// native types, complex as `num_complex::Complex`; it has no float16 or bfloat16.
+const DTYPES: [DType; 10] = [
+    DType::Bool,
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float32,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
 
 fn failure<T>(message: impl Into<String>) -> Result<T, BackendFailure> {
     Err(BackendFailure::bad_input(message))
@@ -135,7 +149,7 @@ impl Elem for bool {
 }
 
 macro_rules! numeric {
-    ($t:ty, $variant:ident, $dtype:expr, $num:expr, $scalar:expr) => {
+    ($t:ty, $variant:ident, $dtype:expr, $num:expr, $scalar:expr, $div_panics:expr) => {
         impl Elem for $t {
             const DTYPE: DType = $dtype;
             fn num(self) -> Num {
@@ -161,7 +175,9 @@ macro_rules! numeric {
                 a: &ArrayViewD<$t>,
                 b: &ArrayViewD<$t>,
             ) -> Result<ArrayD<$t>, String> {
-                refuse_panicking_division::<$t>(op, b.iter().copied())?;
+                if op == BinaryOp::Div {
+                    refuse_panicking_division(a.iter().zip(b.iter()), $div_panics)?;
+                }
                 Ok(match op {
                     BinaryOp::Add => a + b,
                     BinaryOp::Sub => a - b,
@@ -174,7 +190,9 @@ macro_rules! numeric {
                 a: &ArrayViewD<$t>,
                 b: $t,
             ) -> Result<ArrayD<$t>, String> {
-                refuse_panicking_division::<$t>(op, std::iter::once(b))?;
+                if op == BinaryOp::Div {
+                    refuse_panicking_division(a.iter().map(|x| (x, &b)), $div_panics)?;
+                }
                 Ok(match op {
                     BinaryOp::Add => a + b,
                     BinaryOp::Sub => a - b,
@@ -187,7 +205,9 @@ macro_rules! numeric {
                 a: &mut ArrayViewMutD<$t>,
                 b: &ArrayViewD<$t>,
             ) -> Result<(), String> {
-                refuse_panicking_division::<$t>(op, b.iter().copied())?;
+                if op == BinaryOp::Div {
+                    refuse_panicking_division(a.iter().zip(b.iter()), $div_panics)?;
+                }
                 match op {
                     BinaryOp::Add => *a += b,
                     BinaryOp::Sub => *a -= b,
@@ -206,39 +226,91 @@ macro_rules! numeric {
     };
 }
 
-/// Integer division by zero panics in Rust, and a panic inside ndarray's collecting loops can
-/// abort the process rather than unwind: refuse such a division up front (torch divides ints
-/// as floats, so ndarray's integer division fails these cases anyway).
-fn refuse_panicking_division<T: Elem + PartialEq + Default>(
-    op: BinaryOp,
-    mut divisors: impl Iterator<Item = T>,
+/// Integer division by zero (and `MIN / -1`) panics in Rust, and a panic inside ndarray's
+/// collecting loops can abort the process rather than unwind: refuse such a division up front
+/// (torch divides ints as floats, so ndarray's integer division fails these cases anyway).
+fn refuse_panicking_division<'a, T: 'a + Copy>(
+    mut pairs: impl Iterator<Item = (&'a T, &'a T)>,
+    panics: fn(T, T) -> bool,
 ) -> Result<(), String> {
-    if op == BinaryOp::Div && T::DTYPE == DType::Int64 && divisors.any(|d| d == T::default()) {
-        return Err("ndarray's integer division panics on a zero divisor".to_string());
+    if pairs.any(|(&x, &y)| panics(x, y)) {
+        return Err(
+            "ndarray's integer division panics on a zero divisor (or MIN / -1)".to_string(),
+        );
     }
     Ok(())
 }
 
-numeric!(i64, I64, DType::Int64, Num::Int, |n| match n {
-    Num::Int(i) => Some(i),
-    _ => None,
-});
+/// Implements [`Elem`] for Rust integer types: a scalar operand is an integer that fits.
+macro_rules! integer {
+    ($($t:ty, $variant:ident, $dtype:expr;)*) => {$(
+        numeric!(
+            $t,
+            $variant,
+            $dtype,
+            |x: $t| Num::Int(x.into()),
+            |n| match n {
+                Num::Int(i) => <$t>::try_from(i).ok(),
+                _ => None,
+            },
+            |x: $t, y: $t| x.checked_div(y).is_none()
+        );
+    )*};
+}
+
+integer! {
+    u8, U8, DType::UInt8;
+    i8, I8, DType::Int8;
+    i16, I16, DType::Int16;
+    i32, I32, DType::Int32;
+    i64, I64, DType::Int64;
+}
+
+/// A real scalar operand of a float array, as Rust writes `2` for a float: `2.0`.
+fn real(n: Num) -> Option<f64> {
+    match n {
+        Num::Int(i) => Some(i as f64),
+        Num::Float(f) => Some(f),
+        Num::Bool(_) | Num::Complex(..) => None,
+    }
+}
+
+/// Float division never panics.
+fn never<T>(_: T, _: T) -> bool {
+    false
+}
+
 numeric!(
     f32,
     F32,
     DType::Float32,
-    |x: f32| Num::Float(x as f64),
-    |n| match n {
-        Num::Int(i) => Some(i as f32),
-        Num::Float(f) => Some(f as f32),
-        Num::Bool(_) | Num::Complex(..) => None,
-    }
+    |x: f32| Num::Float(x.into()),
+    |n| real(n).map(|x| x as f32),
+    never
 );
-numeric!(f64, F64, DType::Float64, Num::Float, |n| match n {
-    Num::Int(i) => Some(i as f64),
-    Num::Float(f) => Some(f),
-    Num::Bool(_) | Num::Complex(..) => None,
-});
+numeric!(f64, F64, DType::Float64, Num::Float, real, never);
+numeric!(
+    Complex<f32>,
+    C64,
+    DType::Complex64,
+    |z: Complex<f32>| Num::Complex(z.re.into(), z.im.into()),
+    |n| match n {
+        Num::Complex(re, im) => Some(Complex::new(re as f32, im as f32)),
+        other => real(other).map(|x| Complex::new(x as f32, 0.0)),
+    },
+    never
+);
+numeric!(
+    Complex<f64>,
+    C128,
+    DType::Complex128,
+    |z: Complex<f64>| Num::Complex(z.re, z.im),
+    |n| match n {
+        Num::Complex(re, im) => Some(Complex::new(re, im)),
+        other => real(other).map(|x| Complex::new(x, 0.0)),
+    },
+    never
+);
 
 /// The storages of a case, typed, and its tensor specs.
 struct Inputs<'c> {
@@ -353,9 +425,15 @@ macro_rules! with_elem {
     ($dtype:expr, $f:ident($($args:expr),*)) => {
         match $dtype {
             DType::Bool => $f::<bool>($($args),*),
+            DType::UInt8 => $f::<u8>($($args),*),
+            DType::Int8 => $f::<i8>($($args),*),
+            DType::Int16 => $f::<i16>($($args),*),
+            DType::Int32 => $f::<i32>($($args),*),
             DType::Int64 => $f::<i64>($($args),*),
             DType::Float32 => $f::<f32>($($args),*),
             DType::Float64 => $f::<f64>($($args),*),
+            DType::Complex64 => $f::<Complex<f32>>($($args),*),
+            DType::Complex128 => $f::<Complex<f64>>($($args),*),
             other => Err(BackendFailure::unsupported(format!(
                 "ndarray backend: dtype {} is not mapped",
                 other.name()
@@ -455,6 +533,8 @@ fn sum<T: Elem>(
     keepdim: bool,
 ) -> Result<Outcome, BackendFailure> {
     let (v, _, _) = inputs.view::<T>(tensor)?;
+    // A broadcast view may be far larger than memory (or than a loop can sum).
+    refuse_huge(v.len())?;
     let result = match dims.filter(|d| !d.is_empty()) {
         None => {
             let total = T::sum_all(&v).map_err(BackendFailure::bad_input)?;
@@ -490,7 +570,11 @@ fn sum<T: Elem>(
 /// The right operand, owned (safe Rust cannot view one storage mutably and immutably at once).
 fn right_operand<T: Elem>(inputs: &Inputs, rhs: &Operand) -> Result<ArrayD<T>, BackendFailure> {
     match rhs {
-        Operand::Tensor(name) => Ok(inputs.view::<T>(name)?.0.to_owned()),
+        Operand::Tensor(name) => {
+            let view = inputs.view::<T>(name)?.0;
+            refuse_huge(view.len())?;
+            Ok(view.to_owned())
+        }
         Operand::Scalar(n) => match T::scalar(*n) {
             Some(x) => Ok(ArrayD::from_elem(IxDyn(&[]), x)),
             None => failure(format!(
@@ -510,7 +594,10 @@ fn binary<T: Elem>(
     let (a, _, _) = inputs.view::<T>(lhs)?;
     let result = match rhs {
         Operand::Scalar(n) => match T::scalar(*n) {
-            Some(x) => T::binary_scalar(op, &a, x),
+            Some(x) => {
+                refuse_huge(a.len())?;
+                T::binary_scalar(op, &a, x)
+            }
             None => {
                 return failure(format!(
                     "ndarray cannot combine a {} array with the scalar {n:?}",

@@ -3,46 +3,104 @@
 use crate::backend::reference::sample_positions;
 use crate::backend::BackendFailure;
 use crate::case::{storage_dtype, storage_values, Case, ErrorOutcome, Num, Outcome, TensorResult};
+use bcast_engine::half::{BFloat16, Half};
 use bcast_engine::DType;
+use num_complex::Complex;
 use std::collections::BTreeMap;
 
-/// One storage's elements, typed.
+/// One storage's elements, typed: every dtype of the schema, each as the Rust element type
+/// the foreign crates use (half-precision as the engine's bit-exact types, complex as
+/// `num_complex`'s, which ndarray and most Rust crates take).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Typed {
     Bool(Vec<bool>),
+    U8(Vec<u8>),
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
     I64(Vec<i64>),
+    F16(Vec<Half>),
+    BF16(Vec<BFloat16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
+    C64(Vec<Complex<f32>>),
+    C128(Vec<Complex<f64>>),
+}
+
+/// An integer element as `T` (a loaded case's integers fit their dtype; a float is truncated
+/// as a cast would).
+fn int<T: TryFrom<i64>>(v: &Num, cast: impl Fn(f64) -> T) -> T {
+    match v {
+        Num::Int(i) => T::try_from(*i).unwrap_or_else(|_| cast(*i as f64)),
+        other => cast(other.to_f64()),
+    }
+}
+
+/// A complex element's parts (a real value has imaginary part 0).
+fn parts(v: &Num) -> (f64, f64) {
+    match v {
+        Num::Complex(re, im) => (*re, *im),
+        other => (other.to_f64(), 0.0),
+    }
 }
 
 impl Typed {
-    /// The elements of `values` as `dtype`; an error for a dtype the foreign backends do not
-    /// hold (they have `bool`, `int64`, `float32` and `float64`).
-    pub fn new(dtype: DType, values: &[Num]) -> Result<Typed, String> {
-        Ok(match dtype {
-            DType::Bool => Typed::Bool(values.iter().map(|v| v.to_f64() != 0.0).collect()),
-            DType::Int64 => Typed::I64(
-                values
-                    .iter()
-                    .map(|v| match v {
-                        Num::Int(i) => *i,
-                        other => other.to_f64() as i64,
-                    })
-                    .collect(),
-            ),
-            DType::Float32 => Typed::F32(values.iter().map(|v| v.to_f64() as f32).collect()),
-            DType::Float64 => Typed::F64(values.iter().map(|v| v.to_f64()).collect()),
-            other => return Err(format!("the foreign backends hold no {other}")),
-        })
+    /// The elements of `values` as `dtype`.
+    ///
+    /// ```
+    /// use bcast_conformance::backend::foreign::typed::Typed;
+    /// use bcast_conformance::case::Num;
+    /// use bcast_engine::DType;
+    /// let t = Typed::new(DType::Float16, &[Num::Float(0.5), Num::Float(65504.0)]);
+    /// assert_eq!(t.dtype(), DType::Float16);
+    /// assert_eq!(t.to_nums(), [Num::Float(0.5), Num::Float(65504.0)]);
+    /// let z = Typed::new(DType::Complex64, &[Num::Complex(1.0, -2.0)]);
+    /// assert_eq!(z.to_nums(), [Num::Complex(1.0, -2.0)]);
+    /// ```
+    pub fn new(dtype: DType, values: &[Num]) -> Typed {
+        fn all<T>(values: &[Num], f: impl Fn(&Num) -> T) -> Vec<T> {
+            values.iter().map(f).collect()
+        }
+        match dtype {
+            DType::Bool => Typed::Bool(all(values, |v| v.to_f64() != 0.0)),
+            DType::UInt8 => Typed::U8(all(values, |v| int(v, |f| f as u8))),
+            DType::Int8 => Typed::I8(all(values, |v| int(v, |f| f as i8))),
+            DType::Int16 => Typed::I16(all(values, |v| int(v, |f| f as i16))),
+            DType::Int32 => Typed::I32(all(values, |v| int(v, |f| f as i32))),
+            DType::Int64 => Typed::I64(all(values, |v| int(v, |f| f as i64))),
+            DType::Float16 => Typed::F16(all(values, |v| Half::from_f64(v.to_f64()))),
+            DType::BFloat16 => Typed::BF16(all(values, |v| BFloat16::from_f64(v.to_f64()))),
+            DType::Float32 => Typed::F32(all(values, |v| v.to_f64() as f32)),
+            DType::Float64 => Typed::F64(all(values, |v| v.to_f64())),
+            DType::Complex64 => Typed::C64(all(values, |v| {
+                let (re, im) = parts(v);
+                Complex::new(re as f32, im as f32)
+            })),
+            DType::Complex128 => Typed::C128(all(values, |v| {
+                let (re, im) = parts(v);
+                Complex::new(re, im)
+            })),
+        }
     }
 
     /// The elements as schema values.
     pub fn to_nums(&self) -> Vec<Num> {
+        fn all<T: Copy>(v: &[T], f: impl Fn(T) -> Num) -> Vec<Num> {
+            v.iter().map(|&x| f(x)).collect()
+        }
         match self {
-            Typed::Bool(v) => v.iter().map(|&b| Num::Bool(b)).collect(),
-            Typed::I64(v) => v.iter().map(|&i| Num::Int(i)).collect(),
-            Typed::F32(v) => v.iter().map(|&f| Num::Float(f as f64)).collect(),
-            Typed::F64(v) => v.iter().map(|&f| Num::Float(f)).collect(),
+            Typed::Bool(v) => all(v, Num::Bool),
+            Typed::U8(v) => all(v, |x| Num::Int(x.into())),
+            Typed::I8(v) => all(v, |x| Num::Int(x.into())),
+            Typed::I16(v) => all(v, |x| Num::Int(x.into())),
+            Typed::I32(v) => all(v, |x| Num::Int(x.into())),
+            Typed::I64(v) => all(v, Num::Int),
+            Typed::F16(v) => all(v, |x| Num::Float(x.to_f32().into())),
+            Typed::BF16(v) => all(v, |x| Num::Float(x.to_f32().into())),
+            Typed::F32(v) => all(v, |x| Num::Float(x.into())),
+            Typed::F64(v) => all(v, Num::Float),
+            Typed::C64(v) => all(v, |z| Num::Complex(z.re.into(), z.im.into())),
+            Typed::C128(v) => all(v, |z| Num::Complex(z.re, z.im)),
         }
     }
 
@@ -50,9 +108,17 @@ impl Typed {
     pub fn dtype(&self) -> DType {
         match self {
             Typed::Bool(_) => DType::Bool,
+            Typed::U8(_) => DType::UInt8,
+            Typed::I8(_) => DType::Int8,
+            Typed::I16(_) => DType::Int16,
+            Typed::I32(_) => DType::Int32,
             Typed::I64(_) => DType::Int64,
+            Typed::F16(_) => DType::Float16,
+            Typed::BF16(_) => DType::BFloat16,
             Typed::F32(_) => DType::Float32,
             Typed::F64(_) => DType::Float64,
+            Typed::C64(_) => DType::Complex64,
+            Typed::C128(_) => DType::Complex128,
         }
     }
 }
@@ -64,8 +130,7 @@ pub fn typed_storages(case: &Case) -> Result<BTreeMap<String, Typed>, BackendFai
         .map(|(name, spec)| {
             let dtype = storage_dtype(spec).map_err(BackendFailure::bad_input)?;
             let values = storage_values(spec).map_err(BackendFailure::bad_input)?;
-            let typed = Typed::new(dtype, &values).map_err(BackendFailure::bad_input)?;
-            Ok((name.clone(), typed))
+            Ok((name.clone(), Typed::new(dtype, &values)))
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! Typed access to a call's arguments, for the op families of the reference backend.
 
 use super::Inputs;
-use crate::case::{Arg, Call, IndexItem};
+use crate::case::{Arg, Call, IndexItem, NumScalar};
 use bcast_engine::{shape::ShapeArg, DType, Error, Scalar, Tensor};
 
 /// A value an op returns.
@@ -12,6 +12,8 @@ pub enum Value {
     Size(Vec<usize>),
     Int(i64),
     Bool(bool),
+    /// Python's `NotImplemented` (a reflected operator's answer to a `TypeError`).
+    NotImplemented,
 }
 
 /// Why a call did not produce a value: the engine raised torch's error, or the call is not
@@ -35,12 +37,26 @@ pub trait TensorLookup {
     type Tensor;
     /// The tensor called `name` (a handle to the same tensor, not a copy of its data).
     fn fetch(&self, name: &str) -> Option<Self::Tensor>;
+
+    /// The value of a 0-d tensor, which Python lets stand for a number (`alpha=torch.tensor(2)`
+    /// is `alpha=2`, as `Tensor.item()` reads it); `None` for other tensors, or where the
+    /// backend does not read values.
+    fn item(&self, _tensor: &Self::Tensor) -> Option<Scalar> {
+        None
+    }
 }
 
 impl TensorLookup for Inputs {
     type Tensor = Tensor;
     fn fetch(&self, name: &str) -> Option<Tensor> {
         self.tensors.get(name).cloned()
+    }
+
+    fn item(&self, tensor: &Tensor) -> Option<Scalar> {
+        match tensor.ndim() {
+            0 => tensor.to_scalars().into_iter().next(),
+            _ => None,
+        }
     }
 }
 
@@ -143,12 +159,18 @@ impl<'a, I: TensorLookup> Args<'a, I> {
         }
     }
 
-    /// Resolves a Python number argument.
+    /// Resolves a Python number argument (a 0-d tensor stands for its value, as torch's parser
+    /// lets it).
     pub fn as_scalar(&self, arg: &Arg) -> Result<Scalar, CallError> {
         match arg {
             Arg::Int(i) => Ok(Scalar::Int(*i)),
             Arg::Float(f) => Ok(Scalar::Float(f.to_f64())),
             Arg::Bool(b) => Ok(Scalar::Bool(*b)),
+            Arg::Complex(z) => Ok(z.to_scalar()),
+            Arg::Tensor(_) => match self.as_tensor(arg).ok().and_then(|t| self.inputs.item(&t)) {
+                Some(value) => Ok(value),
+                None => unsupported(format!("{}: expected a number, got {arg:?}", self.call.fn_)),
+            },
             other => unsupported(format!(
                 "{}: expected a number, got {other:?}",
                 self.call.fn_

@@ -45,5 +45,6 @@ pub fn describe_value(value: &Value, inputs: &Inputs) -> ResultValue {
         Value::Size(s) => ResultValue::Size(s.iter().map(|&d| d as i64).collect()),
         Value::Int(i) => ResultValue::Int(*i),
         Value::Bool(b) => ResultValue::Bool(*b),
+        Value::NotImplemented => ResultValue::NotImplemented,
     }
 }

@@ -7,13 +7,13 @@
 use super::{Args, CallError, Value};
 use crate::case::Arg;
 use bcast_engine::ops::{
-    binary, compare, copy_, r#where, unary, unary_, BinaryOp, CompareOp, Operand, UnaryOp,
+    binary, binary_, compare, copy_, r#where, unary, unary_, BinaryOp, CompareOp, Operand, UnaryOp,
 };
 use bcast_engine::{Error, Tensor};
 
 /// How a call is spelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Form {
+pub(super) enum Form {
     /// `torch.NAME(...)`.
     Function,
     /// `x.NAME(...)`.
@@ -56,11 +56,62 @@ fn parse(name: &str) -> Option<(Form, Op)> {
     } else {
         return None;
     };
-    // torch has no in-place maximum/minimum.
-    if form == Form::InPlace && matches!(op, Op::Binary(BinaryOp::Maximum | BinaryOp::Minimum)) {
-        return None;
+    if let Op::Binary(b) = op {
+        if !binary_has_form(b, form) {
+            return None;
+        }
     }
     Some((form, op))
+}
+
+/// Whether Python has this form of a binary op: no in-place `maximum`, `minimum`, `fmax`,
+/// `fmin`, `logaddexp`, `logaddexp2`; `rsub` and the `torch.special` ops are functions only.
+fn binary_has_form(op: BinaryOp, form: Form) -> bool {
+    let no_in_place = matches!(
+        op,
+        BinaryOp::Maximum
+            | BinaryOp::Minimum
+            | BinaryOp::Fmax
+            | BinaryOp::Fmin
+            | BinaryOp::Logaddexp
+            | BinaryOp::Logaddexp2
+    );
+    let function_only = matches!(op, BinaryOp::Rsub(_) | BinaryOp::Xlog1py | BinaryOp::Zeta);
+    match form {
+        Form::Function => true,
+        Form::Method => !function_only,
+        Form::InPlace => !function_only && !no_in_place,
+    }
+}
+
+/// What Python's binding does with a number for each operand of a binary op: `(first,
+/// second, both)`, `both` saying whether two numbers are taken (checked in torch 2.13.0).
+fn binary_numbers(op: BinaryOp, with_out: bool) -> (Number, Number, bool) {
+    use Number::*;
+    match op {
+        BinaryOp::Maximum
+        | BinaryOp::Minimum
+        | BinaryOp::Fmax
+        | BinaryOp::Fmin
+        | BinaryOp::Atan2
+        | BinaryOp::Hypot
+        | BinaryOp::Nextafter
+        | BinaryOp::Ldexp
+        | BinaryOp::Logaddexp
+        | BinaryOp::Logaddexp2
+        | BinaryOp::Heaviside => (Refused, Refused, false),
+        // Their Scalar overloads take the number second only.
+        BinaryOp::Fmod | BinaryOp::Copysign | BinaryOp::Rsub(_) => (Unexpressed, Ok, false),
+        // remainder(Number, Tensor) has no out= overload.
+        BinaryOp::Remainder if with_out => (Unexpressed, Ok, false),
+        BinaryOp::Pow
+        | BinaryOp::Remainder
+        | BinaryOp::Xlogy
+        | BinaryOp::Xlog1py
+        | BinaryOp::Zeta
+        | BinaryOp::FloatPower => (Ok, Ok, false),
+        _ => (Ok, Ok, true),
+    }
 }
 
 /// `torch.max(a, b)` and `torch.min(a, b)` (and the methods): with two tensors they are
@@ -92,13 +143,14 @@ fn py_type(arg: &Arg) -> Option<&'static str> {
         Arg::Int(_) => Some("int"),
         Arg::Float(_) => Some("float"),
         Arg::Bool(_) => Some("bool"),
+        Arg::Complex(_) => Some("complex"),
         _ => None,
     }
 }
 
 /// What torch's Python binding does with a number passed for a parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Number {
+pub(super) enum Number {
     /// Wraps it as a 0-d tensor.
     Ok,
     /// `TypeError: NAME(): argument 'other' (position 2) must be Tensor, not int`.
@@ -108,25 +160,39 @@ enum Number {
 }
 
 /// One positional parameter of the Python signature.
-struct Param {
-    name: &'static str,
-    number: Number,
+pub(super) struct Param {
+    pub(super) name: &'static str,
+    pub(super) number: Number,
 }
 
-fn unsupported<T>(msg: String) -> Result<T, CallError> {
+pub(super) fn unsupported<T>(msg: String) -> Result<T, CallError> {
     Err(CallError::Unsupported(msg))
 }
 
 /// Resolves positional arguments against the Python signature: tensors and (where allowed)
 /// numbers; a refused number raises the binding's `TypeError`, naming the first bad one.
 /// Methods do not count `self` among the positions.
-fn operands(
+pub(super) fn operands(
     a: &Args,
     fn_name: &str,
     form: Form,
     params: &[Param],
 ) -> Result<Vec<Operand>, CallError> {
     if a.len() != params.len() {
+        return unsupported(format!("{fn_name}: expected {} arguments", params.len()));
+    }
+    leading_operands(a, fn_name, form, params)
+}
+
+/// [`operands`] for the first `params.len()` positional arguments, the rest left to the caller
+/// (`isclose(a, b, rtol, atol)`).
+pub(super) fn leading_operands(
+    a: &Args,
+    fn_name: &str,
+    form: Form,
+    params: &[Param],
+) -> Result<Vec<Operand>, CallError> {
+    if a.len() < params.len() {
         return unsupported(format!("{fn_name}: expected {} arguments", params.len()));
     }
     let mut out = Vec::new();
@@ -161,7 +227,16 @@ fn operands(
     Ok(out)
 }
 
-fn tensor_of(op: &Operand) -> Result<&Tensor, CallError> {
+/// The Python name of a binary op's second parameter.
+fn second_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Pow | BinaryOp::FloatPower => "exponent",
+        BinaryOp::Heaviside => "values",
+        _ => "other",
+    }
+}
+
+pub(super) fn tensor_of(op: &Operand) -> Result<&Tensor, CallError> {
     op.as_tensor()
         .ok_or_else(|| CallError::Unsupported("expected a tensor".into()))
 }
@@ -177,6 +252,10 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
     };
     let allowed: &[&str] = match op {
         Op::Binary(BinaryOp::Add(_) | BinaryOp::Sub(_)) => &["out", "alpha"],
+        Op::Binary(BinaryOp::Rsub(_)) if out.is_none() => &["alpha"],
+        Op::Binary(BinaryOp::Div) if matches!(py_name, "div" | "div_" | "divide" | "divide_") => {
+            &["out", "rounding_mode"]
+        }
         _ => &["out"],
     };
     a.only_kwargs(allowed)?;
@@ -191,21 +270,14 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
             }
         }
         Op::Binary(b) => {
-            let number = if matches!(b, BinaryOp::Maximum | BinaryOp::Minimum) {
-                Number::Refused
-            } else {
-                Number::Ok
+            let b = match (b, a.kwarg("rounding_mode")) {
+                (BinaryOp::Div, Some(arg)) => BinaryOp::div_with_mode(Some(a.as_str(arg)?))?,
+                (b, _) => b,
             };
-            // remainder(Number, Tensor) has no out= overload.
-            let first = if b == BinaryOp::Remainder && out.is_some() {
-                Number::Unexpressed
-            } else {
-                number
-            };
-            let ops = operands(a, py_name, form, &[p("input", first), p("other", number)])?;
-            if ops.iter().all(|o| o.as_tensor().is_none())
-                && matches!(b, BinaryOp::Pow | BinaryOp::Remainder)
-            {
+            let (first, second, both) = binary_numbers(b, out.is_some());
+            let params = [p("input", first), p(second_name(b), second)];
+            let ops = operands(a, py_name, form, &params)?;
+            if !both && ops.iter().all(|o| o.as_tensor().is_none()) {
                 return unsupported(format!("{name} of two numbers"));
             }
             let b = match a.kwarg("alpha") {
@@ -216,10 +288,7 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
             };
             let (x, y) = (ops[0].clone(), ops[1].clone());
             match form {
-                Form::InPlace => {
-                    let target = tensor_of(&x)?.clone();
-                    binary(b, x, y, Some(&target))
-                }
+                Form::InPlace => binary_(b, tensor_of(&x)?, y),
                 _ => binary(b, x, y, out.as_ref()),
             }
         }

@@ -3,10 +3,12 @@
 //! for torch.
 
 mod args;
+mod bitwise;
 mod describe;
 mod elementwise;
 mod linalg;
 mod reduce;
+mod ternary;
 mod views;
 
 pub use args::{Args, CallError, TensorLookup, Value};
@@ -19,7 +21,9 @@ use crate::case::{
     ErrorOutcome, OkOutcome, Outcome,
 };
 use crate::ops::{self, Family};
-use bcast_engine::{Buffer, Layout, Storage, Tensor};
+use bcast_case::reflect::Body;
+use bcast_case::{Arg, Call};
+use bcast_engine::{Buffer, Error, ErrorKind, Layout, Storage, Tensor};
 use std::collections::BTreeMap;
 
 /// The storages and named views of one case, built in the engine.
@@ -69,9 +73,68 @@ pub fn call_writes(case: &Case) -> bool {
 /// One op family's entry point: `None` when the name is not one of its ops.
 pub type Dispatch = fn(&str, &Args) -> Option<Result<Value, CallError>>;
 
-/// Interprets a call in the engine: the [op catalogue](crate::ops) gives the op's family, and
-/// the family's module runs it.
+/// Interprets a call in the engine: torch's argument parser [checks it](bcast_case::pyargs)
+/// first, then the [op catalogue](crate::ops) gives the op's family, and the family's module
+/// runs it. A reflected operator runs [its body](bcast_case::reflect).
 pub fn interpret(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
+    match bcast_case::reflect::body(&case.call) {
+        Some(body) => reflected(case, inputs, body),
+        None => interpret_call(case, inputs),
+    }
+}
+
+/// A reflected operator: its body's calls, a `TypeError` raised in them as `NotImplemented`.
+fn reflected(case: &Case, inputs: &Inputs, body: Result<Body, ()>) -> Result<Value, CallError> {
+    let with_call = |call: Call| Case {
+        call,
+        ..case.clone()
+    };
+    let result = match body {
+        Err(()) => return Ok(Value::NotImplemented),
+        Ok(Body::Call(call)) => interpret_call(&with_call(call), inputs),
+        Ok(Body::ReciprocalTimes { this, other }) => {
+            let Arg::Tensor(name) = &this else {
+                return Err(CallError::Unsupported(
+                    "a reflected operator of a non-tensor".into(),
+                ));
+            };
+            let method = |fn_: &str, args: Vec<Arg>| Call {
+                fn_: fn_.into(),
+                args,
+                kwargs: Default::default(),
+            };
+            match interpret_call(
+                &with_call(method("Tensor.reciprocal", vec![this.clone()])),
+                inputs,
+            ) {
+                Ok(Value::Tensor(reciprocal)) => {
+                    // `self.reciprocal()` under a name no case uses, its spec `self`'s (the
+                    // parser sees only its kind).
+                    let temp = format!("{name}.reciprocal()");
+                    let mut product =
+                        with_call(method("Tensor.mul", vec![Arg::Tensor(temp.clone()), other]));
+                    if let Some(spec) = case.tensors.get(name) {
+                        product.tensors.insert(temp.clone(), spec.clone());
+                    }
+                    let mut inputs = inputs.clone();
+                    inputs.tensors.insert(temp, reciprocal);
+                    interpret_call(&product, &inputs)
+                }
+                Ok(_) => Err(CallError::Unsupported(
+                    "reciprocal returned no tensor".into(),
+                )),
+                Err(e) => Err(e),
+            }
+        }
+    };
+    match result {
+        Err(CallError::Engine(e)) if e.kind() == ErrorKind::TypeError => Ok(Value::NotImplemented),
+        other => other,
+    }
+}
+
+/// Interprets a call of an op of the catalogue.
+fn interpret_call(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
     let name = &case.call.fn_;
     let (op, _) = ops::lookup(name)
         .ok_or_else(|| CallError::Unsupported(format!("{name} is not in the op catalogue")))?;
@@ -83,10 +146,20 @@ pub fn interpret(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
         | Family::Logical
         | Family::Where
         | Family::Copy => elementwise::dispatch,
+        Family::Bitwise => bitwise::dispatch,
+        Family::Ternary => ternary::dispatch,
         Family::Reduction => reduce::dispatch,
         Family::Linalg | Family::Einsum => linalg::dispatch,
     };
-    let args = Args::new(&case.call, inputs);
+    let accepted = match bcast_case::pyargs::check_call(case) {
+        Ok(accepted) => accepted,
+        Err(e) => {
+            let kind = ErrorKind::from_name(e.kind).unwrap_or(ErrorKind::TypeError);
+            return Err(CallError::Engine(Error::new(kind, e.message)));
+        }
+    };
+    let call = accepted.map_or_else(|| case.call.clone(), |a| a.canonical);
+    let args = Args::new(&call, inputs);
     dispatch(name, &args).unwrap_or_else(|| {
         Err(CallError::Unsupported(format!(
             "the engine has no op {name} ({} family)",

@@ -148,5 +148,6 @@ pub fn describe_value(value: &TchValue, inputs: &TchInputs) -> Result<ResultValu
         TchValue::Size(s) => ResultValue::Size(s.clone()),
         TchValue::Int(i) => ResultValue::Int(*i),
         TchValue::Bool(b) => ResultValue::Bool(*b),
+        TchValue::NotImplemented => ResultValue::NotImplemented,
     })
 }

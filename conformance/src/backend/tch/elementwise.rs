@@ -1,5 +1,6 @@
-//! Element-wise ops: binary arithmetic, comparisons, logical and bitwise ops (with their
-//! in-place `Tensor.X_` and `out=` forms), unary ops, `where` and `copy_`.
+//! Element-wise ops: binary arithmetic, comparisons, logical and bitwise ops, shifts, `gcd`
+//! and `lcm` (with their in-place `Tensor.X_` and `out=` forms), unary ops, `where` and
+//! `copy_`.
 
 use super::raw::{
     call, ptr, scalar_tensor, scalar_tensor_out, tensor_scalar, tensor_scalar_out, RawScalar,
@@ -86,8 +87,9 @@ impl<'a> Binary<'a> {
     }
 }
 
-/// Python names of the binary ops (aliases included).
-const BINARY: [&str; 37] = [
+/// Python names of the binary ops (aliases included; `torch.special` ones with their
+/// namespace).
+const BINARY: [&str; 54] = [
     "add",
     "sub",
     "subtract",
@@ -125,6 +127,23 @@ const BINARY: [&str; 37] = [
     "bitwise_and",
     "bitwise_or",
     "bitwise_xor",
+    "nextafter",
+    "ldexp",
+    "logaddexp",
+    "logaddexp2",
+    "xlogy",
+    "special.xlogy",
+    "special.xlog1py",
+    "special.zeta",
+    "float_power",
+    "heaviside",
+    "rsub",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "gcd",
+    "lcm",
+    "max",
+    "min",
 ];
 
 /// The libtorch forms of binary op `name`; `mode` is `div`'s `rounding_mode`.
@@ -167,8 +186,10 @@ fn binary<'a>(name: &str, mode: Option<&'a str>) -> Option<Binary<'a>> {
         ("true_divide", _) => op!(Both, f_true_divide, f_true_divide_, f_true_divide_out)
             .ts(tensor_scalar!(atg_true_divide_scalar))
             .ts_in(tensor_scalar!(atg_true_divide_scalar_)),
-        ("floor_divide", _) => op!(Both, f_floor_divide, f_floor_divide_, f_floor_divide_out;
-            atg_floor_divide_scalar, atg_floor_divide_scalar_, atg_floor_divide_scalar_out),
+        // Python's Scalar overload has no `out=`: with one, the number is a wrapped tensor.
+        ("floor_divide", _) => op!(Both, f_floor_divide, f_floor_divide_, f_floor_divide_out)
+            .ts(tensor_scalar!(atg_floor_divide_scalar))
+            .ts_in(tensor_scalar!(atg_floor_divide_scalar_)),
         ("remainder", _) => {
             op!(Both, f_remainder_tensor, f_remainder_tensor_, f_remainder_tensor_out;
             atg_remainder, atg_remainder_, atg_remainder_scalar_out;
@@ -217,6 +238,58 @@ fn binary<'a>(name: &str, mode: Option<&'a str>) -> Option<Binary<'a>> {
             atg_bitwise_xor, atg_bitwise_xor_, atg_bitwise_xor_scalar_out;
             atg_bitwise_xor_scalar_tensor, atg_bitwise_xor_scalar_tensor_out)
         }
+        ("bitwise_left_shift", _) => op!(Both, f_bitwise_left_shift, f_bitwise_left_shift_,
+            f_bitwise_left_shift_tensor_out;
+            atg_bitwise_left_shift_tensor_scalar, atg_bitwise_left_shift_tensor_scalar_,
+            atg_bitwise_left_shift_tensor_scalar_out;
+            atg_bitwise_left_shift_scalar_tensor, atg_bitwise_left_shift_scalar_tensor_out),
+        ("bitwise_right_shift", _) => op!(Both, f_bitwise_right_shift, f_bitwise_right_shift_,
+            f_bitwise_right_shift_tensor_out;
+            atg_bitwise_right_shift_tensor_scalar, atg_bitwise_right_shift_tensor_scalar_,
+            atg_bitwise_right_shift_tensor_scalar_out;
+            atg_bitwise_right_shift_scalar_tensor, atg_bitwise_right_shift_scalar_tensor_out),
+        ("gcd", _) => op!(Neither, f_gcd, f_gcd_, f_gcd_out),
+        ("lcm", _) => op!(Neither, f_lcm, f_lcm_, f_lcm_out),
+        // `torch.max(a, b)`: two tensors, the element-wise maximum (`max.other`, `max.out`).
+        ("max", _) => out_only(Tensor::f_max_other, Tensor::f_max_out),
+        ("min", _) => out_only(Tensor::f_min_other, Tensor::f_min_out),
+        ("nextafter", _) => op!(Neither, f_nextafter, f_nextafter_, f_nextafter_out),
+        ("ldexp", _) => op!(Neither, f_ldexp, f_ldexp_, f_ldexp_out),
+        ("heaviside", _) => op!(Neither, f_heaviside, f_heaviside_, f_heaviside_out),
+        ("logaddexp", _) => out_only(Tensor::f_logaddexp, Tensor::f_logaddexp_out),
+        ("logaddexp2", _) => out_only(Tensor::f_logaddexp2, Tensor::f_logaddexp2_out),
+        ("xlogy", _) => op!(Both, f_xlogy, f_xlogy_, f_xlogy_outtensor;
+            atg_xlogy_scalar_other, atg_xlogy_scalar_other_, atg_xlogy_outscalar_other;
+            atg_xlogy_scalar_self, atg_xlogy_outscalar_self),
+        ("special.xlogy", _) => Binary::new(Both, Tensor::f_special_xlogy)
+            .tt_out(|o, a, b| a.f_special_xlogy_out(o, b))
+            .ts(tensor_scalar!(atg_special_xlogy_other_scalar))
+            .ts_out(tensor_scalar_out!(atg_special_xlogy_other_scalar_out))
+            .st(scalar_tensor!(atg_special_xlogy_self_scalar))
+            .st_out(scalar_tensor_out!(atg_special_xlogy_self_scalar_out)),
+        ("special.xlog1py", _) => Binary::new(Both, Tensor::f_special_xlog1py)
+            .tt_out(|o, a, b| a.f_special_xlog1py_out(o, b))
+            .ts(tensor_scalar!(atg_special_xlog1py_other_scalar))
+            .ts_out(tensor_scalar_out!(atg_special_xlog1py_other_scalar_out))
+            .st(scalar_tensor!(atg_special_xlog1py_self_scalar))
+            .st_out(scalar_tensor_out!(atg_special_xlog1py_self_scalar_out)),
+        ("special.zeta", _) => Binary::new(Both, Tensor::f_special_zeta)
+            .tt_out(|o, a, b| a.f_special_zeta_out(o, b))
+            .ts(tensor_scalar!(atg_special_zeta_other_scalar))
+            .ts_out(tensor_scalar_out!(atg_special_zeta_other_scalar_out))
+            .st(scalar_tensor!(atg_special_zeta_self_scalar))
+            .st_out(scalar_tensor_out!(atg_special_zeta_self_scalar_out)),
+        // float_power's Scalar overloads compute differently (pow by a number), so Python's
+        // numbers go to them.
+        ("float_power", _) => Binary::new(Both, Tensor::f_float_power)
+            .tt_in(Tensor::f_float_power_tensor_)
+            .tt_out(|o, a, b| a.f_float_power_tensor_tensor_out(o, b))
+            .ts(tensor_scalar!(atg_float_power_tensor_scalar))
+            .ts_in(tensor_scalar!(atg_float_power_))
+            .ts_out(tensor_scalar_out!(atg_float_power_tensor_scalar_out))
+            .st(scalar_tensor!(atg_float_power_scalar))
+            .st_out(scalar_tensor_out!(atg_float_power_scalar_out)),
+        ("rsub", _) => Binary::new(Second, Tensor::f_rsub).ts(tensor_scalar!(atg_rsub_scalar)),
         _ => return None,
     })
 }
@@ -297,7 +370,7 @@ fn unary(name: &str) -> Option<Unary> {
 
 /// How a name calls its op.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Form {
+pub(super) enum Form {
     /// `torch.X(...)`.
     Function,
     /// `Tensor.X(...)`.
@@ -306,7 +379,7 @@ enum Form {
     InPlace,
 }
 
-fn split_name(name: &str) -> Option<(Form, &str)> {
+pub(super) fn split_name(name: &str) -> Option<(Form, &str)> {
     if let Some(base) = name.strip_prefix("torch.") {
         return Some((Form::Function, base));
     }
@@ -437,13 +510,16 @@ fn with_alpha(
         .next()
         .unwrap_or(name)
         .trim_end_matches('_');
-    let subtract = match base {
-        "add" => false,
-        "sub" | "subtract" => true,
-        _ => return python_type_error(name, "alpha= is a keyword of add and sub only"),
+    let op = match base {
+        "add" => shim::AlphaOp::Add,
+        "sub" | "subtract" => shim::AlphaOp::Sub,
+        "rsub" => shim::AlphaOp::Rsub,
+        _ => return python_type_error(name, "alpha= is a keyword of add, sub and rsub only"),
     };
-    let Operand::Number(alpha) = alpha else {
-        return python_type_error(name, "alpha must be a number");
+    // Python's parser takes a number or a 0-d tensor (checked before: `pyargs`) for alpha.
+    let alpha = match alpha {
+        Operand::Number(n) => n.scalar(),
+        Operand::Tensor(t) => RawScalar::item_of(&t)?,
     };
     // A number may come first only where both may be numbers (as in `run_binary`).
     let tensor = |operand: Operand, first: bool| -> Result<Tensor, TchCallError> {
@@ -463,14 +539,13 @@ fn with_alpha(
     }
     let x = tensor(x, true)?;
     let y = tensor(y, false)?;
-    let alpha = alpha.scalar();
     let where_to = match (form, &out) {
-        (Form::InPlace, _) => shim::AlphaForm::InPlace,
-        (_, Some(o)) => shim::AlphaForm::Out(o),
-        (_, None) => shim::AlphaForm::Plain,
+        (Form::InPlace, _) => shim::Destination::InPlace,
+        (_, Some(o)) => shim::Destination::Out(o),
+        (_, None) => shim::Destination::Plain,
     };
     Ok(TchValue::Tensor(shim::add_alpha(
-        &x, &y, &alpha, subtract, where_to,
+        &x, &y, &alpha, op, where_to,
     )?))
 }
 

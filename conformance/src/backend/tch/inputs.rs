@@ -4,7 +4,7 @@
 use super::describe::tensor_values;
 use crate::backend::reference::TensorLookup;
 use crate::backend::BackendFailure;
-use crate::case::{storage_dtype, storage_values, Case, Num};
+use crate::case::{storage_dtype, storage_values, Case, Num, NumScalar};
 use bcast_engine::DType;
 use std::collections::BTreeMap;
 use tch::{Kind, TchError, Tensor};
@@ -20,6 +20,13 @@ impl TensorLookup for TchInputs {
     type Tensor = Tensor;
     fn fetch(&self, name: &str) -> Option<Tensor> {
         self.tensors.get(name).map(Tensor::shallow_clone)
+    }
+
+    fn item(&self, tensor: &Tensor) -> Option<bcast_engine::Scalar> {
+        if tensor.dim() != 0 {
+            return None;
+        }
+        tensor_values(tensor).ok()?.first().map(|v| v.to_scalar())
     }
 }
 
@@ -100,8 +107,22 @@ pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> 
             Tensor::f_from_slice(&v)
         }
         DType::Float16 | DType::BFloat16 => {
-            let v: Vec<f64> = values.iter().map(|n| num_to_f64(*n)).collect();
-            Tensor::f_from_slice(&v)?.f_to_kind(kind_of(dtype))
+            // Element by element, as `torch.tensor(values, dtype=...)` converts (c10's scalar
+            // conversion): libtorch's vectorised cast gives a NaN the bits 0xffff, negative,
+            // which `copysign` tells apart.
+            use bcast_engine::half::{BFloat16, Half};
+            let bits: Vec<i16> = values
+                .iter()
+                .map(|n| {
+                    let v = num_to_f64(*n);
+                    (if dtype == DType::Float16 {
+                        Half::from_f64(v).to_bits()
+                    } else {
+                        BFloat16::from_f64(v).to_bits()
+                    }) as i16
+                })
+                .collect();
+            Tensor::f_from_slice(&bits)?.f_view_dtype(kind_of(dtype))
         }
         DType::Complex64 | DType::Complex128 => {
             let pairs: Vec<f64> = values

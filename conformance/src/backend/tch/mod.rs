@@ -49,6 +49,7 @@ mod number;
 mod raw;
 mod reductions;
 mod shim;
+mod ternary;
 mod views;
 
 pub use describe::{describe_tensor, tensor_values};
@@ -58,9 +59,10 @@ pub use number::{Number, Operand};
 
 use super::reference::{call_writes, Args, CallError};
 use super::{Backend, BackendFailure, Capabilities, FailureKind};
-use crate::case::{Arg, Case, ErrorOutcome, Num, OkOutcome, Outcome};
+use crate::case::{Arg, Call, Case, ErrorOutcome, Num, OkOutcome, Outcome};
 use crate::ops::{Family, Op};
-use std::collections::BTreeSet;
+use bcast_case::reflect::Body;
+use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tch::{TchError, Tensor};
 
@@ -80,6 +82,8 @@ pub enum TchValue {
     Size(Vec<i64>),
     Int(i64),
     Bool(bool),
+    /// Python's `NotImplemented` (a reflected operator's answer to a `TypeError`).
+    NotImplemented,
 }
 
 /// Why a call produced no value.
@@ -137,6 +141,70 @@ pub fn ops() -> BTreeSet<String> {
 /// Interprets a call with tch: the [op catalogue](crate::ops) gives the family, the family's
 /// module runs it.
 pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
+    match bcast_case::reflect::body(&case.call) {
+        Some(body) => reflected(case, inputs, body),
+        None => interpret_call(case, inputs),
+    }
+}
+
+/// A reflected operator, as Python runs it: its body's calls in libtorch, a `TypeError`
+/// raised in them as `NotImplemented`.
+fn reflected(case: &Case, inputs: &TchInputs, body: Result<Body, ()>) -> CallResult {
+    let with_call = |call: Call| Case {
+        call,
+        ..case.clone()
+    };
+    let method = |fn_: &str, args: Vec<Arg>| Call {
+        fn_: fn_.into(),
+        args,
+        kwargs: Default::default(),
+    };
+    let result = match body {
+        Err(()) => return Ok(TchValue::NotImplemented),
+        Ok(Body::Call(call)) => interpret_call(&with_call(call), inputs),
+        Ok(Body::ReciprocalTimes { this, other }) => {
+            let Arg::Tensor(name) = &this else {
+                return unsupported("a reflected operator of a non-tensor");
+            };
+            let reciprocal = method("Tensor.reciprocal", vec![this.clone()]);
+            match interpret_call(&with_call(reciprocal), inputs)? {
+                TchValue::Tensor(r) => {
+                    let temp = format!("{name}.reciprocal()");
+                    let args = vec![Arg::Tensor(temp.clone()), other];
+                    let mut product = with_call(method("Tensor.mul", args));
+                    if let Some(spec) = case.tensors.get(name) {
+                        product.tensors.insert(temp.clone(), spec.clone());
+                    }
+                    let shallow = |m: &BTreeMap<String, Tensor>| {
+                        m.iter()
+                            .map(|(k, t)| (k.clone(), t.shallow_clone()))
+                            .collect::<BTreeMap<_, _>>()
+                    };
+                    let mut tensors = shallow(&inputs.tensors);
+                    tensors.insert(temp, r);
+                    let inputs = TchInputs {
+                        storages: shallow(&inputs.storages),
+                        tensors,
+                    };
+                    interpret_call(&product, &inputs)
+                }
+                _ => unsupported("reciprocal returned no tensor"),
+            }
+        }
+    };
+    let type_error = |e: &TchCallError| match e {
+        TchCallError::Raised(o) => o.kind == "TypeError",
+        TchCallError::Torch(t) => python_error(t).is_some_and(|o| o.kind == "TypeError"),
+        _ => false,
+    };
+    match result {
+        Err(e) if type_error(&e) => Ok(TchValue::NotImplemented),
+        other => other,
+    }
+}
+
+/// Interprets a call of an op of the catalogue.
+fn interpret_call(case: &Case, inputs: &TchInputs) -> CallResult {
     let name = &case.call.fn_;
     let Some((op, _)) = crate::ops::lookup(name).filter(|(op, _)| !op.python_only) else {
         return unsupported(format!("tch backend has no op {name}"));
@@ -155,11 +223,23 @@ pub fn interpret(case: &Case, inputs: &TchInputs) -> CallResult {
         | Family::Compare
         | Family::Logical
         | Family::Where
+        | Family::Bitwise
         | Family::Copy => elementwise::dispatch,
+        Family::Ternary => ternary::dispatch,
         Family::Reduction => reductions::dispatch,
         Family::Linalg | Family::Einsum => linalg::dispatch,
     };
-    let args = Args::new(&case.call, inputs);
+    // Python's argument rules come before libtorch, which has none: torch's parser, emulated.
+    let call = match bcast_case::pyargs::check_call(case) {
+        Ok(accepted) => accepted.map_or_else(|| case.call.clone(), |a| a.canonical),
+        Err(e) => {
+            return Err(TchCallError::Raised(ErrorOutcome {
+                kind: e.kind.to_string(),
+                message: e.message,
+            }))
+        }
+    };
+    let args = Args::new(&call, inputs);
     dispatch(name, &args).unwrap_or_else(|| {
         unsupported(format!(
             "tch backend has no op {name} ({} family)",

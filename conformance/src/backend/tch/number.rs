@@ -13,6 +13,8 @@ pub enum Number {
     Int(i64),
     Float(f64),
     Bool(bool),
+    /// A Python complex: `(real, imag)`.
+    Complex(f64, f64),
 }
 
 impl Number {
@@ -22,7 +24,7 @@ impl Number {
     }
 
     /// The number as Python passes it for a Tensor parameter: a 0-d wrapped-number tensor
-    /// (int64, double or bool) that promotes only across categories.
+    /// (int64, double, bool or complex128) that promotes only across categories.
     pub fn wrapped(self) -> Result<Tensor, TchError> {
         self.scalar().wrapped()
     }
@@ -41,10 +43,8 @@ impl TchArgs<'_> {
         Ok(match arg {
             Arg::Tensor(_) => Operand::Tensor(self.as_tensor(arg)?),
             Arg::Int(i) => Operand::Number(Number::Int(*i)),
-            Arg::Float(Num::Complex(..)) => {
-                return unsupported(
-                    "a Python complex number (the tch backend has no complex Scalar)",
-                )
+            Arg::Float(Num::Complex(re, im)) | Arg::Complex(Num::Complex(re, im)) => {
+                Operand::Number(Number::Complex(*re, *im))
             }
             Arg::Float(f) => Operand::Number(Number::Float(f.to_f64())),
             Arg::Bool(b) => Operand::Number(Number::Bool(*b)),

@@ -14,7 +14,7 @@ use torch_sys::{C_scalar, C_tensor};
 pub struct RawScalar(*mut C_scalar);
 
 impl RawScalar {
-    /// The Scalar Python makes of a number: int64, double or bool.
+    /// The Scalar Python makes of a number: int64, double, bool or complex<double>.
     pub fn new(n: Number) -> RawScalar {
         // SAFETY: each constructor returns a new heap Scalar that this value owns.
         RawScalar(unsafe {
@@ -22,8 +22,21 @@ impl RawScalar {
                 Number::Int(i) => torch_sys::ats_int(i),
                 Number::Float(f) => torch_sys::ats_float(f),
                 Number::Bool(b) => shim::bool_scalar(b),
+                Number::Complex(re, im) => shim::complex_scalar(re, im),
             }
         })
+    }
+
+    /// The Scalar Python's argument parser makes of a 0-d tensor passed for a Scalar
+    /// parameter (`t.item()`); the error is libtorch's.
+    pub fn item_of(t: &Tensor) -> Result<RawScalar, TchError> {
+        // SAFETY: the shim returns a new heap Scalar that this value owns, or null.
+        let p = unsafe { shim::item_scalar(t) };
+        match take_last_error() {
+            Some(e) => Err(e),
+            None if p.is_null() => Err(TchError::Torch("item() returned no Scalar".into())),
+            None => Ok(RawScalar(p)),
+        }
     }
 
     /// The pointer libtch's functions take (they read the Scalar, never free it).
@@ -55,20 +68,28 @@ pub fn ptr(t: &Tensor) -> *mut C_tensor {
 pub fn call(f: impl FnOnce(*mut *mut C_tensor)) -> Result<Tensor, TchError> {
     let mut out = [std::ptr::null_mut(); 1];
     f(out.as_mut_ptr());
-    // SAFETY: libtch hands over a malloc'ed message (or null), which is freed here once.
-    unsafe {
-        let err = torch_sys::get_and_reset_last_err();
-        if !err.is_null() {
-            let message = CStr::from_ptr(err).to_string_lossy().into_owned();
-            libc::free(err as *mut c_void);
-            return Err(TchError::Torch(message));
-        }
+    if let Some(e) = take_last_error() {
+        return Err(e);
     }
     if out[0].is_null() {
         return Err(TchError::Torch("libtch returned no tensor".to_string()));
     }
     // SAFETY: libtch allocated the tensor handle for the caller, who now owns it.
     Ok(unsafe { Tensor::from_ptr(out[0]) })
+}
+
+/// The error libtch's (or the shim's) last call on this thread left, if any, cleared.
+fn take_last_error() -> Option<TchError> {
+    // SAFETY: libtch hands over a malloc'ed message (or null), which is freed here once.
+    unsafe {
+        let err = torch_sys::get_and_reset_last_err();
+        if err.is_null() {
+            return None;
+        }
+        let message = CStr::from_ptr(err).to_string_lossy().into_owned();
+        libc::free(err as *mut c_void);
+        Some(TchError::Torch(message))
+    }
 }
 
 /// `f(out__, self, scalar)` as a closure over `(&Tensor, &RawScalar)`.

@@ -1,5 +1,5 @@
 // What the tch backend needs from libtorch that tch does not expose:
-//  - a bool Scalar (tch makes only int and double ones), and a number as Python's argument
+//  - bool and complex Scalars (tch makes only int and double ones), and a number as Python's argument
 //    parser passes it for a Tensor parameter: a 0-d "wrapped number" tensor;
 //  - where a tensor sits in its storage (storage data pointer and offset), to tell which
 //    input storage a result views, as `untyped_storage().data_ptr()` does in Python;
@@ -7,7 +7,9 @@
 //    interposes `__cxa_throw`: every throw records which Python class torch's bindings would
 //    raise for it (the order of CATCH_CORE_ERRORS in torch/csrc/Exceptions.h);
 //  - quiet: no warnings on stderr, no stack frames collected for errors;
-//  - `add`/`sub` with `alpha=` (tch's generated wrappers drop the argument).
+//  - `add`/`sub`/`rsub` with `alpha=`, `addcmul`/`addcdiv` with `value=` and `clamp` with
+//    one number bound (tch's generated wrappers drop or require these), and the Scalar Python
+//    makes of a 0-d tensor.
 
 #include <ATen/Functions.h>
 #include <ATen/ScalarOps.h>
@@ -102,6 +104,11 @@ int64_t bcast_tch_storage_offset(const at::Tensor* t) { return t->storage_offset
 // A Scalar holding a bool, owned by the caller (free it with torch-sys's ats_free).
 at::Scalar* bcast_tch_bool_scalar(int value) { return new at::Scalar(value != 0); }
 
+// A Scalar holding a complex<double> (a Python complex), owned by the caller.
+at::Scalar* bcast_tch_complex_scalar(double re, double im) {
+  return new at::Scalar(c10::complex<double>(re, im));
+}
+
 // `scalar` as the 0-d wrapped-number tensor Python makes of a number passed for a Tensor
 // parameter, owned by the caller (a tch tensor); null if that fails.
 at::Tensor* bcast_tch_wrapped_number(const at::Scalar* scalar) {
@@ -115,25 +122,81 @@ at::Tensor* bcast_tch_wrapped_number(const at::Scalar* scalar) {
 // libtch's error slot (torch-sys's libtch/torch_api.cpp), read by torch_sys::get_and_reset_last_err.
 extern thread_local char* torch_last_err;
 
-// `add`/`sub` (`subtract`) with alpha, as Python's `torch.add(x, y, alpha=a)` calls them:
-// form 0 `at::add`, 1 in place on `self` (`x.add_(y, alpha=a)`), 2 into `out`. Writes the
-// result handle (owned by the caller) to `result[0]`, or sets libtch's error slot to what
-// libtorch raised, as libtch's own wrappers do.
+// `add`/`sub`/`rsub` (`op` 0, 1, 2) with alpha, as Python's `torch.add(x, y, alpha=a)` calls
+// them: form 0 `at::add`, 1 in place on `self` (`x.add_(y, alpha=a)`), 2 into `out` (`rsub`
+// has form 0 only). Writes the result handle (owned by the caller) to `result[0]`, or sets
+// libtch's error slot to what libtorch raised, as libtch's own wrappers do.
 void bcast_tch_add_alpha(at::Tensor** result, at::Tensor* self, at::Tensor* other,
-                         const at::Scalar* alpha, int subtract, int form, at::Tensor* out) {
+                         const at::Scalar* alpha, int op, int form, at::Tensor* out) {
   try {
     at::Tensor r;
-    if (form == 1) {
-      r = subtract ? self->sub_(*other, *alpha) : self->add_(*other, *alpha);
+    if (op == 2) {
+      r = at::rsub(*self, *other, *alpha);
+    } else if (form == 1) {
+      r = op == 1 ? self->sub_(*other, *alpha) : self->add_(*other, *alpha);
     } else if (form == 2) {
-      r = subtract ? at::sub_out(*out, *self, *other, *alpha)
-                   : at::add_out(*out, *self, *other, *alpha);
+      r = op == 1 ? at::sub_out(*out, *self, *other, *alpha)
+                  : at::add_out(*out, *self, *other, *alpha);
     } else {
-      r = subtract ? at::sub(*self, *other, *alpha) : at::add(*self, *other, *alpha);
+      r = op == 1 ? at::sub(*self, *other, *alpha) : at::add(*self, *other, *alpha);
     }
     result[0] = new at::Tensor(r);
   } catch (const std::exception& e) {
     torch_last_err = strdup(e.what());
+  }
+}
+
+// `clamp` with Python's optional number bounds (null for None), as `torch.clamp(x, min=a,
+// max=b)` calls it: form 0 `at::clamp`, 1 in place, 2 into `out`. Result and errors as for
+// `bcast_tch_add_alpha`.
+void bcast_tch_clamp(at::Tensor** result, at::Tensor* self, const at::Scalar* min,
+                     const at::Scalar* max, int form, at::Tensor* out) {
+  try {
+    std::optional<at::Scalar> lo = min ? std::optional<at::Scalar>(*min) : std::nullopt;
+    std::optional<at::Scalar> hi = max ? std::optional<at::Scalar>(*max) : std::nullopt;
+    at::Tensor r;
+    if (form == 1) {
+      r = self->clamp_(lo, hi);
+    } else if (form == 2) {
+      r = at::clamp_out(*out, *self, lo, hi);
+    } else {
+      r = at::clamp(*self, lo, hi);
+    }
+    result[0] = new at::Tensor(r);
+  } catch (const std::exception& e) {
+    torch_last_err = strdup(e.what());
+  }
+}
+
+// `addcmul` (`div` 0) or `addcdiv` (`div` 1) with `value=` (tch's wrappers drop it): form 0
+// `at::addcmul`, 1 in place, 2 into `out`. Result and errors as for `bcast_tch_add_alpha`.
+void bcast_tch_addc(at::Tensor** result, int div, at::Tensor* self, at::Tensor* t1,
+                    at::Tensor* t2, const at::Scalar* value, int form, at::Tensor* out) {
+  try {
+    at::Tensor r;
+    if (form == 1) {
+      r = div ? self->addcdiv_(*t1, *t2, *value) : self->addcmul_(*t1, *t2, *value);
+    } else if (form == 2) {
+      r = div ? at::addcdiv_out(*out, *self, *t1, *t2, *value)
+              : at::addcmul_out(*out, *self, *t1, *t2, *value);
+    } else {
+      r = div ? at::addcdiv(*self, *t1, *t2, *value) : at::addcmul(*self, *t1, *t2, *value);
+    }
+    result[0] = new at::Tensor(r);
+  } catch (const std::exception& e) {
+    torch_last_err = strdup(e.what());
+  }
+}
+
+// The Scalar Python's argument parser makes of a 0-d tensor passed for a Scalar parameter
+// (`t.item()`), owned by the caller (free it with torch-sys's ats_free); null, with libtch's
+// error slot set, if that fails.
+at::Scalar* bcast_tch_item_scalar(const at::Tensor* t) {
+  try {
+    return new at::Scalar(t->item());
+  } catch (const std::exception& e) {
+    torch_last_err = strdup(e.what());
+    return nullptr;
   }
 }
 

@@ -1,6 +1,7 @@
 //! The Rust side of `shim.cpp`: storage geometry and exception classes that tch does not
 //! expose.
 
+use super::raw::RawScalar;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use tch::Tensor;
 
@@ -15,6 +16,7 @@ mod ffi {
         pub fn bcast_tch_storage_offset(t: *const c_void) -> i64;
         pub fn bcast_tch_quiet();
         pub fn bcast_tch_bool_scalar(value: c_int) -> *mut c_void;
+        pub fn bcast_tch_complex_scalar(re: f64, im: f64) -> *mut c_void;
         pub fn bcast_tch_torch_version() -> *const c_char;
         pub fn bcast_tch_wrapped_number(scalar: *const c_void) -> *mut c_void;
         pub fn bcast_tch_add_alpha(
@@ -22,7 +24,26 @@ mod ffi {
             this: *mut c_void,
             other: *mut c_void,
             alpha: *const c_void,
-            subtract: c_int,
+            op: c_int,
+            form: c_int,
+            out: *mut c_void,
+        );
+        pub fn bcast_tch_item_scalar(t: *const c_void) -> *mut c_void;
+        pub fn bcast_tch_clamp(
+            result: *mut *mut c_void,
+            this: *mut c_void,
+            min: *const c_void,
+            max: *const c_void,
+            form: c_int,
+            out: *mut c_void,
+        );
+        pub fn bcast_tch_addc(
+            result: *mut *mut c_void,
+            div: c_int,
+            this: *mut c_void,
+            t1: *mut c_void,
+            t2: *mut c_void,
+            value: *const c_void,
             form: c_int,
             out: *mut c_void,
         );
@@ -79,6 +100,15 @@ pub unsafe fn bool_scalar(value: bool) -> *mut torch_sys::C_scalar {
     ffi::bcast_tch_bool_scalar(value as c_int) as *mut torch_sys::C_scalar
 }
 
+/// A new complex<double> Scalar, as Python's parser makes of a Python complex (free it with
+/// `torch_sys::ats_free`).
+///
+/// # Safety
+/// The caller owns the returned pointer and must free it exactly once.
+pub unsafe fn complex_scalar(re: f64, im: f64) -> *mut torch_sys::C_scalar {
+    ffi::bcast_tch_complex_scalar(re, im) as *mut torch_sys::C_scalar
+}
+
 /// The 0-d wrapped-number tensor Python makes of `scalar` for a Tensor parameter.
 pub fn wrapped_number(scalar: *const torch_sys::C_scalar) -> Option<Tensor> {
     // SAFETY: `scalar` is a live Scalar; the shim returns a new `at::Tensor*` or null, and
@@ -89,9 +119,9 @@ pub fn wrapped_number(scalar: *const torch_sys::C_scalar) -> Option<Tensor> {
     }
 }
 
-/// Where `add`/`sub` with alpha writes its result.
+/// Where a shim call writes its result.
 #[derive(Debug, Clone, Copy)]
-pub enum AlphaForm<'a> {
+pub enum Destination<'a> {
     /// `torch.add(x, y, alpha=a)`: a new tensor.
     Plain,
     /// `x.add_(y, alpha=a)`: into `x`.
@@ -100,20 +130,38 @@ pub enum AlphaForm<'a> {
     Out(&'a Tensor),
 }
 
-/// `at::add` / `at::sub` (`subtract`) of `x` and `y` with `alpha`, as Python calls them; the
+impl Destination<'_> {
+    /// The shim's form code and `out` pointer (null unless [`Destination::Out`]).
+    fn code(self) -> (c_int, *mut c_void) {
+        match self {
+            Destination::Plain => (0, std::ptr::null_mut()),
+            Destination::InPlace => (1, std::ptr::null_mut()),
+            Destination::Out(o) => (2, o.as_ptr() as *mut c_void),
+        }
+    }
+}
+
+/// Which op takes `alpha`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlphaOp {
+    /// `x + alpha * y`.
+    Add = 0,
+    /// `x - alpha * y`.
+    Sub = 1,
+    /// `torch.rsub(x, y, alpha=a)`: `y - alpha * x` (a function only: [`Destination::Plain`]).
+    Rsub = 2,
+}
+
+/// `at::add`, `at::sub` or `at::rsub` of `x` and `y` with `alpha`, as Python calls them; the
 /// error is libtorch's.
 pub fn add_alpha(
     x: &Tensor,
     y: &Tensor,
-    alpha: &super::raw::RawScalar,
-    subtract: bool,
-    form: AlphaForm<'_>,
+    alpha: &RawScalar,
+    op: AlphaOp,
+    form: Destination<'_>,
 ) -> Result<Tensor, tch::TchError> {
-    let (code, out) = match form {
-        AlphaForm::Plain => (0, std::ptr::null_mut()),
-        AlphaForm::InPlace => (1, std::ptr::null_mut()),
-        AlphaForm::Out(o) => (2, o.as_ptr() as *mut c_void),
-    };
+    let (code, out) = form.code();
     super::raw::call(|result| {
         // SAFETY: every pointer is a live `at::Tensor*` / `at::Scalar*` (or null `out` when
         // unused); the shim writes a new handle to `result[0]` or sets libtch's error slot.
@@ -123,12 +171,73 @@ pub fn add_alpha(
                 x.as_ptr() as *mut c_void,
                 y.as_ptr() as *mut c_void,
                 alpha.as_ptr() as *const c_void,
-                subtract as c_int,
+                op as c_int,
                 code,
                 out,
             )
         }
     })
+}
+
+/// `torch.clamp(x, min, max)` with number bounds, either `None`; the error is libtorch's.
+pub fn clamp(
+    x: &Tensor,
+    min: Option<&RawScalar>,
+    max: Option<&RawScalar>,
+    form: Destination<'_>,
+) -> Result<Tensor, tch::TchError> {
+    let (code, out) = form.code();
+    let bound = |b: Option<&RawScalar>| b.map_or(std::ptr::null(), |s| s.as_ptr() as *const c_void);
+    super::raw::call(|result| {
+        // SAFETY: live `at::Tensor*` / `at::Scalar*` pointers, null for an absent bound or an
+        // unused `out`; the shim writes a new handle to `result[0]` or sets libtch's error slot.
+        unsafe {
+            ffi::bcast_tch_clamp(
+                result as *mut *mut c_void,
+                x.as_ptr() as *mut c_void,
+                bound(min),
+                bound(max),
+                code,
+                out,
+            )
+        }
+    })
+}
+
+/// `torch.addcmul(x, t1, t2, value=v)` (or `addcdiv` with `div`); the error is libtorch's.
+pub fn addc(
+    div: bool,
+    x: &Tensor,
+    t1: &Tensor,
+    t2: &Tensor,
+    value: &RawScalar,
+    form: Destination<'_>,
+) -> Result<Tensor, tch::TchError> {
+    let (code, out) = form.code();
+    super::raw::call(|result| {
+        // SAFETY: as in `clamp`.
+        unsafe {
+            ffi::bcast_tch_addc(
+                result as *mut *mut c_void,
+                div as c_int,
+                x.as_ptr() as *mut c_void,
+                t1.as_ptr() as *mut c_void,
+                t2.as_ptr() as *mut c_void,
+                value.as_ptr() as *const c_void,
+                code,
+                out,
+            )
+        }
+    })
+}
+
+/// The Scalar Python's argument parser makes of a 0-d tensor passed for a Scalar parameter
+/// (`t.item()`), or null with libtch's error slot set.
+///
+/// # Safety
+/// The caller owns a non-null result and must free it exactly once.
+pub unsafe fn item_scalar(t: &Tensor) -> *mut torch_sys::C_scalar {
+    ffi::bcast_tch_item_scalar(t.as_ptr() as *const c_void) as *mut torch_sys::C_scalar
 }
 
 /// The version of the libtorch this binary links ("2.13.0").

@@ -1,0 +1,67 @@
+//! The integer ops (`bitwise_and`, `bitwise_or`, `bitwise_xor`, the shifts, `gcd`, `lcm`) in
+//! their Python spellings: `torch.bitwise_and(a, b, out=o)`, `a.bitwise_and(b)`,
+//! `a.bitwise_and_(b)`. The bitwise ops take a Python number for either operand (the first
+//! only without `out=`); `gcd` and `lcm` refuse numbers with the binding's `TypeError`.
+
+use super::elementwise::{operands, tensor_of, unsupported, Form, Number, Param};
+use super::{Args, CallError, Value};
+use bcast_engine::ops::{bitwise, BitwiseOp};
+
+/// Splits `torch.NAME`, `Tensor.NAME` and `Tensor.NAME_` into their form and base name.
+pub(super) fn form_of(name: &str) -> Option<(Form, &str)> {
+    if let Some(n) = name.strip_prefix("torch.") {
+        return Some((Form::Function, n));
+    }
+    let n = name.strip_prefix("Tensor.")?;
+    Some(match n.strip_suffix('_') {
+        Some(base) => (Form::InPlace, base),
+        None => (Form::Method, n),
+    })
+}
+
+/// Runs `name` if it is one of the integer ops; `None` when it is not.
+pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
+    let (form, base) = form_of(name)?;
+    let op = BitwiseOp::from_name(base)?;
+    Some(run(name, form, op, a).map(Value::Tensor))
+}
+
+fn run(name: &str, form: Form, op: BitwiseOp, a: &Args) -> Result<bcast_engine::Tensor, CallError> {
+    a.only_kwargs(&["out"])?;
+    let out = match a.kwarg("out") {
+        Some(arg) if form == Form::Function => Some(a.as_tensor(arg)?),
+        Some(_) => return unsupported(format!("{name}: out= on a method")),
+        None => None,
+    };
+    let (first, second) = if !op.takes_numbers() {
+        (Number::Refused, Number::Refused)
+    } else if out.is_some() {
+        // bitwise_and(Number, Tensor) has no out= overload.
+        (Number::Unexpressed, Number::Ok)
+    } else {
+        (Number::Ok, Number::Ok)
+    };
+    let params = [
+        Param {
+            name: "input",
+            number: first,
+        },
+        Param {
+            name: "other",
+            number: second,
+        },
+    ];
+    let ops = operands(a, op.name(), form, &params)?;
+    if ops.iter().all(|o| o.as_tensor().is_none()) {
+        return unsupported(format!("{name} of two numbers"));
+    }
+    let (x, y) = (ops[0].clone(), ops[1].clone());
+    let result = match form {
+        Form::InPlace => {
+            let target = tensor_of(&x)?.clone();
+            bitwise(op, x, y, Some(&target))
+        }
+        _ => bitwise(op, x, y, out.as_ref()),
+    };
+    Ok(result?)
+}

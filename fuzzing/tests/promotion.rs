@@ -1,0 +1,184 @@
+//! The `promotion` family's enumeration, read back from its generated cases: every ordered
+//! pair of the twelve dtypes in the tensor, 0-d, Python-number and 0-d-first forms of the
+//! binary ops; `where`, in-place and `out=` over every pair but those torch computes in
+//! `complex32`; the enumeration is deterministic and `--count` goes round it.
+
+use bcast_conformance::backend::reference::run_reference;
+use bcast_conformance::case::{Arg, Case, NumScalar, Outcome};
+use bcast_engine::{Category, DType};
+use bcast_fuzzing::gen::{find_family, generate};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The whole enumeration at seed 1.
+fn enumeration() -> Vec<Case> {
+    let family = find_family("promotion").expect("the promotion family");
+    let len = family.enumeration.expect("an enumerating family").len;
+    (0..len).map(|i| generate(family, 1, i)).collect()
+}
+
+/// The dtype and rank of a tensor argument.
+fn tensor_of(case: &Case, arg: &Arg) -> Option<(DType, usize)> {
+    let Arg::Tensor(name) = arg else { return None };
+    let t = &case.tensors[name];
+    let dtype = DType::from_name(&case.storages[&t.storage].dtype)?;
+    Some((dtype, t.shape.len()))
+}
+
+/// The dtype a Python number stands for: its `number-of:DTYPE` tag, checked against the
+/// number (its kind is the dtype's category and its value a value of the dtype).
+fn number_of(case: &Case, arg: &Arg) -> Option<DType> {
+    let (kind, value) = match arg {
+        Arg::Bool(b) => (Category::Bool, bcast_conformance::case::Num::Bool(*b)),
+        Arg::Int(i) => (Category::Integral, bcast_conformance::case::Num::Int(*i)),
+        Arg::Float(f) => (Category::Floating, *f),
+        Arg::Complex(z) => (Category::Complex, *z),
+        _ => return None,
+    };
+    let tagged = case
+        .tags
+        .iter()
+        .find_map(|t| t.strip_prefix("number-of:"))
+        .and_then(DType::from_name)?;
+    assert_eq!(tagged.category(), kind, "{}: {arg:?}", case.id);
+    assert!(value.fits_engine_dtype(tagged), "{}: {arg:?}", case.id);
+    Some(tagged)
+}
+
+/// The form and dtype pair of two operands `x` (a tensor) and `y`.
+fn form_and_pair(case: &Case, x: &Arg, y: &Arg) -> Option<(&'static str, (DType, DType))> {
+    let (a, a_rank) = tensor_of(case, x)?;
+    if let Some((b, b_rank)) = tensor_of(case, y) {
+        let form = match (a_rank > 0, b_rank > 0) {
+            (true, true) => "tensor",
+            (true, false) => "0-d",
+            (false, true) => "0-d-first",
+            (false, false) => return None,
+        };
+        return Some((form, (a, b)));
+    }
+    Some(("number", (a, number_of(case, y)?)))
+}
+
+/// What a case calls (`binary`, `where`, `in-place`, `out`), its form and dtype pair.
+fn classify(case: &Case) -> Option<(&'static str, &'static str, (DType, DType))> {
+    let call = &case.call;
+    let args = &call.args;
+    let op = call.fn_.rsplit('.').next()?;
+    let (kind, x, y) = match (op, call.fn_.as_str()) {
+        ("where", "torch.where") => ("where", &args[1], &args[2]),
+        ("where", _) => ("where", &args[0], &args[2]),
+        _ if op.ends_with('_') => ("in-place", &args[0], &args[1]),
+        _ if call.kwargs.contains_key("out") => ("out", &args[0], &args[1]),
+        _ => ("binary", &args[0], &args[1]),
+    };
+    let (form, pair) = form_and_pair(case, x, y)?;
+    Some((kind, form, pair))
+}
+
+/// A dimensioned float16 against a complex 0-d tensor or number (or the mirror): torch
+/// computes in complex32 there.
+fn complex32(form: &str, (a, b): (DType, DType)) -> bool {
+    match form {
+        "0-d" | "number" => a == DType::Float16 && b.is_complex(),
+        "0-d-first" => b == DType::Float16 && a.is_complex(),
+        _ => false,
+    }
+}
+
+#[test]
+fn binary_ops_cover_every_ordered_pair_in_every_form() {
+    let mut covered: BTreeMap<(&str, &str), BTreeSet<(DType, DType)>> = BTreeMap::new();
+    let mut ops: BTreeSet<String> = BTreeSet::new();
+    for case in enumeration() {
+        let (kind, form, pair) = classify(&case).unwrap_or_else(|| panic!("{}", case.id));
+        covered.entry((kind, form)).or_default().insert(pair);
+        if kind == "binary" {
+            ops.insert(case.call.fn_.rsplit('.').next().unwrap_or("").to_string());
+        }
+    }
+    let all: BTreeSet<(DType, DType)> = DType::ALL
+        .iter()
+        .flat_map(|&a| DType::ALL.iter().map(move |&b| (a, b)))
+        .collect();
+    assert_eq!(all.len(), 144);
+    for form in ["tensor", "0-d", "number", "0-d-first"] {
+        let got = &covered[&("binary", form)];
+        let missing: Vec<_> = all.difference(got).collect();
+        assert!(
+            missing.is_empty(),
+            "binary ops, {form} form: missing {missing:?}"
+        );
+    }
+    // where, in-place and out=: every pair but those torch computes in complex32 (those
+    // slots call maximum/minimum instead).
+    for (kind, forms) in [
+        ("where", &["tensor", "0-d", "number"][..]),
+        ("in-place", &["tensor", "0-d", "number"]),
+        ("out", &["tensor", "number"]),
+    ] {
+        for &form in forms {
+            let got = &covered[&(kind, form)];
+            let want: BTreeSet<_> = all.iter().filter(|&&p| !complex32(form, p)).collect();
+            let missing: Vec<_> = want.iter().filter(|p| !got.contains(p)).collect();
+            assert!(
+                missing.is_empty(),
+                "{kind}, {form} form: missing {missing:?}"
+            );
+        }
+    }
+    let every_op = [
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "pow",
+        "maximum",
+        "minimum",
+        "remainder",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+    ];
+    for op in every_op {
+        assert!(ops.contains(op), "no binary case calls {op}");
+    }
+}
+
+#[test]
+fn in_place_cases_reach_the_refused_cast_back() {
+    // Not vacuous: some in-place cases have a result type the target cannot hold, and the
+    // reference engine refuses them with torch's words.
+    let refused = enumeration()
+        .iter()
+        .filter(|c| c.call.fn_.ends_with('_'))
+        .filter(|c| match run_reference(c) {
+            Ok(Outcome::Error(e)) => e
+                .message
+                .contains("can't be cast to the desired output type"),
+            _ => false,
+        })
+        .count();
+    assert!(refused > 50, "{refused} refused in-place casts");
+}
+
+#[test]
+fn the_enumeration_is_deterministic_and_count_goes_round_it() {
+    let family = find_family("promotion").expect("the promotion family");
+    let len = family.enumeration.expect("an enumerating family").len;
+    for i in [0, 1, len / 2, len - 1] {
+        let (a, again, next_round) = (
+            generate(family, 1, i),
+            generate(family, 1, i),
+            generate(family, 1, i + len),
+        );
+        assert_eq!(a, again);
+        // The same slot (op, form, dtypes) a round later, with other draws (and spelling).
+        let op = |c: &Case| c.call.fn_.rsplit('.').next().map(str::to_string);
+        assert_eq!(op(&a), op(&next_round));
+        assert_eq!(classify(&a), classify(&next_round));
+        assert_ne!(a.storages, next_round.storages);
+    }
+}

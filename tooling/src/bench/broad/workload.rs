@@ -1,0 +1,703 @@
+//! The broad suite's workloads: what each computes, on which operands (shape, dtype, layout,
+//! 0-d tensors and Python numbers), and how the result is written; plus the data every
+//! implementation starts from.
+
+/// An element type of the broad suite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dt {
+    Bool,
+    U8,
+    I32,
+    I64,
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl Dt {
+    /// torch's name.
+    ///
+    /// ```
+    /// use bcast_tooling::bench::broad::workload::Dt;
+    /// assert_eq!(Dt::BF16.name(), "bfloat16");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Dt::Bool => "bool",
+            Dt::U8 => "uint8",
+            Dt::I32 => "int32",
+            Dt::I64 => "int64",
+            Dt::F16 => "float16",
+            Dt::BF16 => "bfloat16",
+            Dt::F32 => "float32",
+            Dt::F64 => "float64",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            Dt::Bool | Dt::U8 => 1,
+            Dt::F16 | Dt::BF16 => 2,
+            Dt::I32 | Dt::F32 => 4,
+            Dt::I64 | Dt::F64 => 8,
+        }
+    }
+
+    /// The engine's dtype.
+    pub fn engine(self) -> bcast_engine::DType {
+        use bcast_engine::DType;
+        match self {
+            Dt::Bool => DType::Bool,
+            Dt::U8 => DType::UInt8,
+            Dt::I32 => DType::Int32,
+            Dt::I64 => DType::Int64,
+            Dt::F16 => DType::Float16,
+            Dt::BF16 => DType::BFloat16,
+            Dt::F32 => DType::Float32,
+            Dt::F64 => DType::Float64,
+        }
+    }
+
+    /// The dtype of an engine tensor, if the suite has it.
+    pub fn of_engine(d: bcast_engine::DType) -> Option<Dt> {
+        [
+            Dt::Bool,
+            Dt::U8,
+            Dt::I32,
+            Dt::I64,
+            Dt::F16,
+            Dt::BF16,
+            Dt::F32,
+            Dt::F64,
+        ]
+        .into_iter()
+        .find(|t| t.engine() == d)
+    }
+
+    /// Whether values of this dtype are floating point.
+    pub fn is_float(self) -> bool {
+        matches!(self, Dt::F16 | Dt::BF16 | Dt::F32 | Dt::F64)
+    }
+}
+
+/// How a tensor operand's storage is laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// Row-major.
+    Contiguous,
+    /// A 4-d `(N, C, H, W)` tensor stored as `(N, H, W, C)` (torch's channels-last).
+    ChannelsLast,
+    /// The view `s.permute(perm)` of a row-major tensor `s` (view dim `i` is dim `perm[i]`
+    /// of `s`).
+    Permuted(Vec<usize>),
+}
+
+/// One operand.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    /// A tensor of this (logical) shape.
+    Tensor {
+        shape: Vec<usize>,
+        dtype: Dt,
+        layout: Layout,
+    },
+    /// A 0-d tensor holding `value`.
+    ZeroDim(Dt, f64),
+    /// A Python float.
+    Float(f64),
+    /// A Python int.
+    Int(i64),
+}
+
+impl Arg {
+    /// A contiguous tensor.
+    pub fn t(shape: &[usize], dtype: Dt) -> Arg {
+        Arg::Tensor {
+            shape: shape.to_vec(),
+            dtype,
+            layout: Layout::Contiguous,
+        }
+    }
+
+    /// Bytes a call reads of this operand (0 for a number).
+    pub fn bytes(&self) -> usize {
+        match self {
+            Arg::Tensor { shape, dtype, .. } => shape.iter().product::<usize>() * dtype.size(),
+            Arg::ZeroDim(d, _) => d.size(),
+            Arg::Float(_) | Arg::Int(_) => 0,
+        }
+    }
+
+    /// The storage shape of a tensor: its shape for a contiguous one, else the shape its
+    /// memory is row-major in.
+    pub fn storage_shape(&self) -> Vec<usize> {
+        match self {
+            Arg::Tensor { shape, layout, .. } => match layout {
+                Layout::Contiguous => shape.clone(),
+                Layout::ChannelsLast => vec![shape[0], shape[2], shape[3], shape[1]],
+                Layout::Permuted(perm) => {
+                    // view dim i is storage dim perm[i]: storage dim perm[i] has shape[i].
+                    let mut s = vec![0; shape.len()];
+                    for (i, &p) in perm.iter().enumerate() {
+                        s[p] = shape[i];
+                    }
+                    s
+                }
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// The permutation that turns the storage-shaped tensor into the view (identity for a
+    /// contiguous one).
+    pub fn view_perm(&self) -> Option<Vec<usize>> {
+        match self {
+            Arg::Tensor { layout, .. } => match layout {
+                Layout::Contiguous => None,
+                Layout::ChannelsLast => Some(vec![0, 3, 1, 2]),
+                Layout::Permuted(p) => Some(p.clone()),
+            },
+            _ => None,
+        }
+    }
+}
+
+/// A binary arithmetic op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bin {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Remainder,
+}
+
+/// A comparison or logical op (result `bool`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Lt,
+    Gt,
+    Eq,
+    LogicalAnd,
+    LogicalXor,
+}
+
+/// A unary op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Un {
+    Sqrt,
+    Abs,
+    Neg,
+    Exp,
+}
+
+/// A reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Red {
+    Sum,
+    Mean,
+    Amax,
+}
+
+/// What a workload computes from its operands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    /// `a OP b`.
+    Binary(Bin),
+    /// `a OP b`, a `bool` result.
+    Compare(Cmp),
+    /// `torch.where(cond, a, b)`.
+    Where,
+    /// `OP(a)`.
+    Unary(Un),
+    /// `a.OP(dims, keepdim=True)` (all dims when empty).
+    Reduce(Red, Vec<i64>),
+    /// `a OP2 a.OP1(dims, keepdim=True)`: a reduction and the broadcast back.
+    ReduceBack(Red, Vec<i64>, Bin),
+}
+
+/// How a call writes its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write {
+    /// A new output per call.
+    Alloc,
+    /// Into an existing row-major output of the result's shape and dtype.
+    Out,
+}
+
+impl Write {
+    /// The short name in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Write::Alloc => "alloc",
+            Write::Out => "out=",
+        }
+    }
+}
+
+/// One measured workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Workload {
+    /// The group it belongs to (a table section): `dtype`, `size`, `tiny`, `op`, `mixed`,
+    /// `reduce`, `layout`.
+    pub group: &'static str,
+    /// The expression as the table shows it.
+    pub label: String,
+    pub expr: Expr,
+    pub args: Vec<Arg>,
+    pub write: Write,
+}
+
+impl Workload {
+    /// Whether results may differ in the last bits between implementations, compared within
+    /// `1e-5` relative then: a reduction of floats sums in an order of its own, and torch's
+    /// CPU `sqrt`, `exp` and `pow` of float32 tensors go through vendor vector math (MKL's VML,
+    /// SLEEF) that is not correctly rounded (torch 2.13: `sqrt(3.03125)` is `1.7410484552`
+    /// where IEEE's, the engine's, is `1.7410485744`).
+    pub fn approximate(&self) -> bool {
+        matches!(
+            self.expr,
+            Expr::Reduce(..)
+                | Expr::ReduceBack(..)
+                | Expr::Unary(Un::Sqrt | Un::Exp)
+                | Expr::Binary(Bin::Pow)
+        )
+    }
+}
+
+/// Deterministic values for `len` elements of `dtype`, exact in it: multiples of 1/64 in
+/// `[1/64, 16)` for float32/float64/float16, of 1/16 for bfloat16, integers in `[1, 1021]`
+/// (`[1, 250]` for uint8), alternating-ish truth for bool. No zeros, so division and
+/// remainder stay finite.
+///
+/// ```
+/// use bcast_tooling::bench::broad::workload::{values, Dt};
+/// let v = values(100, Dt::BF16, 3);
+/// assert!(v.iter().all(|&x| x > 0.0 && (x * 16.0).fract() == 0.0));
+/// ```
+pub fn values(len: usize, dtype: Dt, seed: usize) -> Vec<f64> {
+    let h = |i: usize| {
+        i.wrapping_mul(2_654_435_761)
+            .wrapping_add(seed.wrapping_mul(97))
+    };
+    (0..len)
+        .map(|i| match dtype {
+            Dt::Bool => ((h(i) >> 3) & 1) as f64,
+            Dt::U8 => (h(i) % 250 + 1) as f64,
+            Dt::I32 | Dt::I64 => (h(i) % 1021 + 1) as f64,
+            Dt::BF16 => (h(i) % 255 + 1) as f64 / 16.0,
+            Dt::F16 | Dt::F32 | Dt::F64 => (h(i) % 1023 + 1) as f64 / 64.0,
+        })
+        .collect()
+}
+
+fn w(group: &'static str, label: &str, expr: Expr, args: Vec<Arg>, write: Write) -> Workload {
+    Workload {
+        group,
+        label: label.to_string(),
+        expr,
+        args,
+        write,
+    }
+}
+
+/// Both variants of one workload.
+fn both(group: &'static str, label: &str, expr: Expr, args: Vec<Arg>) -> Vec<Workload> {
+    vec![
+        w(group, label, expr.clone(), args.clone(), Write::Alloc),
+        w(group, label, expr, args, Write::Out),
+    ]
+}
+
+/// Every workload of the broad suite, in table order.
+///
+/// ```
+/// use bcast_tooling::bench::broad::workload::workloads;
+/// let all = workloads();
+/// assert!(all.iter().any(|w| w.group == "reduce"));
+/// assert!(all.len() > 50);
+/// ```
+pub fn workloads() -> Vec<Workload> {
+    use Arg::{Float, Int, ZeroDim};
+    use Dt::*;
+    let t = Arg::t;
+    let (m, n) = (4096usize, 1024usize);
+    let mut all = Vec::new();
+    // Every dtype on the bias add, a 16 MiB float32 matrix (half the last-level cache).
+    for d in [F32, F64, I32, I64, F16, BF16, U8] {
+        all.extend(both(
+            "dtype",
+            &format!("{} (4096,1024) + (1024,)", d.name()),
+            Expr::Binary(Bin::Add),
+            vec![t(&[m, n], d), t(&[n], d)],
+        ));
+    }
+    // Sizes from L1-resident to twice the last-level cache.
+    for rows in [4usize, 64, 1024, 16384] {
+        let bytes = rows * n * 4;
+        let size = if bytes >= 1 << 20 {
+            format!("{} MiB", bytes >> 20)
+        } else {
+            format!("{} KiB", bytes >> 10)
+        };
+        all.extend(both(
+            "size",
+            &format!("({rows},1024) + (1024,), {size}"),
+            Expr::Binary(Bin::Add),
+            vec![t(&[rows, n], F32), t(&[n], F32)],
+        ));
+    }
+    // The fixed cost of a call.
+    let tiny = |label: &str, expr: Expr, args: Vec<Arg>, write| w("tiny", label, expr, args, write);
+    all.push(tiny(
+        "(4,) + (4,)",
+        Expr::Binary(Bin::Add),
+        vec![t(&[4], F32), t(&[4], F32)],
+        Write::Alloc,
+    ));
+    all.push(tiny(
+        "(2,3) + (3,) out=",
+        Expr::Binary(Bin::Add),
+        vec![t(&[2, 3], F32), t(&[3], F32)],
+        Write::Out,
+    ));
+    all.push(tiny(
+        "0-d * 0-d",
+        Expr::Binary(Bin::Mul),
+        vec![ZeroDim(F32, 1.5), ZeroDim(F32, 2.5)],
+        Write::Alloc,
+    ));
+    all.push(tiny(
+        "(4,) + 2.5",
+        Expr::Binary(Bin::Add),
+        vec![t(&[4], F32), Float(2.5)],
+        Write::Alloc,
+    ));
+    all.push(tiny(
+        "(2,3) < (3,)",
+        Expr::Compare(Cmp::Lt),
+        vec![t(&[2, 3], F32), t(&[3], F32)],
+        Write::Alloc,
+    ));
+    all.push(tiny(
+        "(16,).sum()",
+        Expr::Reduce(Red::Sum, vec![]),
+        vec![t(&[16], F32)],
+        Write::Alloc,
+    ));
+    // Op families, float32 (4096,1024) against a (1024,) row unless named.
+    let mat = || t(&[m, n], F32);
+    let row = || t(&[n], F32);
+    all.extend(both(
+        "op",
+        "(4096,1024) < (1024,) -> bool",
+        Expr::Compare(Cmp::Lt),
+        vec![mat(), row()],
+    ));
+    all.push(w(
+        "op",
+        "int64 (4096,1024) == (1024,) -> bool",
+        Expr::Compare(Cmp::Eq),
+        vec![t(&[m, n], I64), t(&[n], I64)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "(4096,1024) > 0.5 -> bool",
+        Expr::Compare(Cmp::Gt),
+        vec![mat(), Float(0.5)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "logical_and bool (4096,1024), (1024,)",
+        Expr::Compare(Cmp::LogicalAnd),
+        vec![t(&[m, n], Bool), t(&[n], Bool)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "logical_xor (4096,1024), (1024,)",
+        Expr::Compare(Cmp::LogicalXor),
+        vec![mat(), row()],
+        Write::Alloc,
+    ));
+    all.extend(both(
+        "op",
+        "where(bool (4096,1024), (4096,1024), 0-d)",
+        Expr::Where,
+        vec![t(&[m, n], Bool), mat(), ZeroDim(F32, 0.0)],
+    ));
+    all.push(w(
+        "op",
+        "where(bool (4096,1024), 0-d, 0-d)",
+        Expr::Where,
+        vec![t(&[m, n], Bool), ZeroDim(F32, 1.0), ZeroDim(F32, -1.0)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "(4096,1024) ** 2",
+        Expr::Binary(Bin::Pow),
+        vec![mat(), Int(2)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "pow((4096,1024), (1024,))",
+        Expr::Binary(Bin::Pow),
+        vec![mat(), row()],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "remainder((4096,1024), (1024,))",
+        Expr::Binary(Bin::Remainder),
+        vec![mat(), row()],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "int64 remainder((4096,1024), (1024,))",
+        Expr::Binary(Bin::Remainder),
+        vec![t(&[m, n], I64), t(&[n], I64)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "(4096,1024) / (1024,)",
+        Expr::Binary(Bin::Div),
+        vec![mat(), row()],
+        Write::Alloc,
+    ));
+    all.extend(both(
+        "op",
+        "sqrt (4096,1024)",
+        Expr::Unary(Un::Sqrt),
+        vec![mat()],
+    ));
+    all.push(w(
+        "op",
+        "exp (4096,1024)",
+        Expr::Unary(Un::Exp),
+        vec![mat()],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "int32 abs (4096,1024)",
+        Expr::Unary(Un::Abs),
+        vec![t(&[m, n], I32)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "op",
+        "bfloat16 neg (4096,1024)",
+        Expr::Unary(Un::Neg),
+        vec![t(&[m, n], BF16)],
+        Write::Alloc,
+    ));
+    // Mixed dtypes.
+    all.extend(both(
+        "mixed",
+        "float32 (4096,1024) + int64 (1024,)",
+        Expr::Binary(Bin::Add),
+        vec![mat(), t(&[n], I64)],
+    ));
+    all.push(w(
+        "mixed",
+        "float32 (4096,1024) + 0-d float64",
+        Expr::Binary(Bin::Add),
+        vec![mat(), ZeroDim(F64, 0.25)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "mixed",
+        "float32 (4096,1024) + 2.5",
+        Expr::Binary(Bin::Add),
+        vec![mat(), Float(2.5)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "mixed",
+        "int32 (4096,1024) * float32 (1024,)",
+        Expr::Binary(Bin::Mul),
+        vec![t(&[m, n], I32), row()],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "mixed",
+        "float16 (4096,1024) + float32 (1024,)",
+        Expr::Binary(Bin::Add),
+        vec![t(&[m, n], F16), row()],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "mixed",
+        "int64 (4096,1024) * 2.5",
+        Expr::Binary(Bin::Mul),
+        vec![t(&[m, n], I64), Float(2.5)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "mixed",
+        "uint8 (4096,1024) + int64 (1024,)",
+        Expr::Binary(Bin::Add),
+        vec![t(&[m, n], U8), t(&[n], I64)],
+        Write::Alloc,
+    ));
+    // Reductions, and reductions broadcast back.
+    let red = |label: &str, r: Red, dims: Vec<i64>, d: Dt| {
+        w(
+            "reduce",
+            label,
+            Expr::Reduce(r, dims),
+            vec![t(&[m, n], d)],
+            Write::Alloc,
+        )
+    };
+    all.push(red("(4096,1024).sum(-1, keepdim)", Red::Sum, vec![-1], F32));
+    all.push(red("(4096,1024).sum(0, keepdim)", Red::Sum, vec![0], F32));
+    all.push(red("(4096,1024).sum()", Red::Sum, vec![], F32));
+    all.push(red(
+        "(4096,1024).mean(-1, keepdim)",
+        Red::Mean,
+        vec![-1],
+        F32,
+    ));
+    all.push(red(
+        "(4096,1024).amax(-1, keepdim)",
+        Red::Amax,
+        vec![-1],
+        F32,
+    ));
+    all.push(red("(4096,1024).amax(0, keepdim)", Red::Amax, vec![0], F32));
+    all.push(red(
+        "float64 (4096,1024).sum(-1, keepdim)",
+        Red::Sum,
+        vec![-1],
+        F64,
+    ));
+    all.push(red(
+        "int64 (4096,1024).sum(0, keepdim)",
+        Red::Sum,
+        vec![0],
+        I64,
+    ));
+    let back = |label: &str, r: Red, dims: Vec<i64>, op: Bin, write| {
+        w(
+            "reduce",
+            label,
+            Expr::ReduceBack(r, dims, op),
+            vec![mat()],
+            write,
+        )
+    };
+    all.push(back(
+        "x - x.mean(-1, keepdim=True), out=",
+        Red::Mean,
+        vec![-1],
+        Bin::Sub,
+        Write::Out,
+    ));
+    all.push(back(
+        "x - x.mean(0, keepdim=True), out=",
+        Red::Mean,
+        vec![0],
+        Bin::Sub,
+        Write::Out,
+    ));
+    all.push(back(
+        "x - x.amax(-1, keepdim=True), out=",
+        Red::Amax,
+        vec![-1],
+        Bin::Sub,
+        Write::Out,
+    ));
+    all.push(back(
+        "x / x.sum(-1, keepdim=True)",
+        Red::Sum,
+        vec![-1],
+        Bin::Div,
+        Write::Alloc,
+    ));
+    // Layouts.
+    let cl = Arg::Tensor {
+        shape: vec![32, 64, 64, 64],
+        dtype: F32,
+        layout: Layout::ChannelsLast,
+    };
+    all.extend(both(
+        "layout",
+        "channels-last (32,64,64,64) * (64,1,1)",
+        Expr::Binary(Bin::Mul),
+        vec![cl.clone(), t(&[64, 1, 1], F32)],
+    ));
+    all.push(w(
+        "layout",
+        "channels-last (32,64,64,64) + contiguous",
+        Expr::Binary(Bin::Add),
+        vec![cl, t(&[32, 64, 64, 64], F32)],
+        Write::Alloc,
+    ));
+    all.extend(both(
+        "layout",
+        "(256,256,64).permute(2,0,1) + (256,)",
+        Expr::Binary(Bin::Add),
+        vec![
+            Arg::Tensor {
+                shape: vec![64, 256, 256],
+                dtype: F32,
+                layout: Layout::Permuted(vec![2, 0, 1]),
+            },
+            t(&[256], F32),
+        ],
+    ));
+    all
+}
+
+/// The workloads of the named groups (all when `groups` is empty).
+pub fn select(groups: &[String]) -> Result<Vec<Workload>, String> {
+    const GROUPS: [&str; 7] = ["dtype", "size", "tiny", "op", "mixed", "reduce", "layout"];
+    for g in groups {
+        if !GROUPS.contains(&g.as_str()) {
+            return Err(format!("no group named {g} ({})", GROUPS.join(", ")));
+        }
+    }
+    Ok(workloads()
+        .into_iter()
+        .filter(|w| groups.is_empty() || groups.iter().any(|g| g == w.group))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_shapes_invert_the_view() {
+        let a = Arg::Tensor {
+            shape: vec![64, 256, 128],
+            dtype: Dt::F32,
+            layout: Layout::Permuted(vec![2, 0, 1]),
+        };
+        // storage (256,128,64).permute(2,0,1) has shape (64,256,128).
+        assert_eq!(a.storage_shape(), vec![256, 128, 64]);
+        let cl = Arg::Tensor {
+            shape: vec![2, 3, 4, 5],
+            dtype: Dt::F32,
+            layout: Layout::ChannelsLast,
+        };
+        assert_eq!(cl.storage_shape(), vec![2, 4, 5, 3]);
+    }
+
+    #[test]
+    fn groups_are_checked() {
+        assert!(select(&["nope".into()]).is_err());
+        let tiny = select(&["tiny".into()]).unwrap();
+        assert!(!tiny.is_empty() && tiny.iter().all(|w| w.group == "tiny"));
+    }
+}
