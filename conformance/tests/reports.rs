@@ -97,3 +97,42 @@ fn a_backend_wrong_at_one_level_fails_only_that_level() {
         "{table}"
     );
 }
+
+#[test]
+fn levels_are_judged_on_the_whole_answer_not_the_clipped_report() {
+    // The torch-labelled cases whose written storages hold more values than a report keeps:
+    // the report's copy of the answer is clipped, the level counts must not see it.
+    use bcast_case::MAX_FULL_VALUES;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/torch/binary_math.json");
+    let cases: Vec<_> = load_file(&path)
+        .unwrap()
+        .into_iter()
+        .filter(|c| match &c.case.expect {
+            Some(Outcome::Ok(ok)) => ok
+                .storages
+                .iter()
+                .flat_map(|s| s.values())
+                .any(|v| v.len() > MAX_FULL_VALUES),
+            _ => false,
+        })
+        .collect();
+    assert!(!cases.is_empty(), "no case writes a storage that large");
+    let options = SuiteOptions {
+        levels: Level::ALL.into_iter().collect(),
+        ..SuiteOptions::default()
+    };
+    let result = run_suite(&mut ReferenceBackend, &cases, &options, |_, _| {});
+    assert_eq!(result.count(Status::Pass), cases.len());
+    let clipped = result.entries.iter().any(|e| match &e.report.got {
+        Some(Outcome::Ok(ok)) => ok
+            .storages
+            .iter()
+            .flat_map(|s| s.values())
+            .any(|v| v.len() == MAX_FULL_VALUES),
+        _ => false,
+    });
+    assert!(clipped, "the report keeps a clipped answer");
+    for (level, count) in level_counts(&result, &cases) {
+        assert_eq!(count.passed, count.applicable, "{level:?}");
+    }
+}

@@ -37,63 +37,63 @@ impl Half {
 
     /// Rounds an `f32` to nearest, ties to even; NaN becomes the quiet NaN `0x7e00` with the
     /// sign kept, as torch's conversion gives.
+    ///
+    /// Branch-free (every path computed, one selected), so loops over it vectorise: a normal
+    /// half rounds by adding `0xfff` plus the odd bit below the cut; a subnormal one by a
+    /// float addition of `0.5`, whose hardware rounding is to nearest, ties to even.
+    #[inline]
     pub fn from_f32(x: f32) -> Half {
+        const F16_OVERFLOW: u32 = (127 + 16) << 23; // 65536
+        const F16_NORMAL: u32 = 113 << 23; // 2^-14
+        const HALF_MAGIC: u32 = 126 << 23; // 0.5: its ulp is 2^-24, a half subnormal's step
         let bits = x.to_bits();
         let sign = ((bits >> 16) & 0x8000) as u16;
         let abs = bits & 0x7fff_ffff;
-        if abs > 0x7f80_0000 {
-            return Half(sign | 0x7e00);
-        }
-        if abs >= 0x4780_0000 {
-            // 65536 and above, infinity included.
-            return Half(sign | 0x7c00);
-        }
-        let e = (abs >> 23) as i32;
-        if e >= 113 {
-            // A normal half (2^-14 and above): rebias the exponent, round the mantissa.
-            let mant = abs & 0x007f_ffff;
-            let mut h = (((e - 112) as u32) << 10) | (mant >> 13);
-            let rem = mant & 0x1fff;
-            if rem > 0x1000 || (rem == 0x1000 && h & 1 == 1) {
-                h += 1; // a carry moves into the exponent, and to infinity past 65504
-            }
-            return Half(sign | h as u16);
-        }
-        if e < 102 {
-            // Below 2^-25: rounds to zero.
-            return Half(sign);
-        }
-        // A subnormal half: multiples of 2^-24.
-        let mant = (abs & 0x007f_ffff) | 0x0080_0000;
-        let shift = (126 - e) as u32;
-        let mut h = mant >> shift;
-        let rem = mant & ((1 << shift) - 1);
-        let halfway = 1 << (shift - 1);
-        if rem > halfway || (rem == halfway && h & 1 == 1) {
-            h += 1;
-        }
+        let special = if abs > 0x7f80_0000 { 0x7e00 } else { 0x7c00 };
+        let subnormal = (f32::from_bits(abs) + f32::from_bits(HALF_MAGIC))
+            .to_bits()
+            .wrapping_sub(HALF_MAGIC);
+        let odd = (abs >> 13) & 1;
+        let normal = abs
+            .wrapping_add((15u32.wrapping_sub(127)) << 23)
+            .wrapping_add(0xfff + odd)
+            >> 13;
+        let h = if abs >= F16_OVERFLOW {
+            special
+        } else if abs < F16_NORMAL {
+            subnormal
+        } else {
+            normal
+        };
         Half(sign | h as u16)
     }
 
-    /// The exact `f32` value.
+    /// The exact `f32` value (a NaN keeps its payload with the quiet bit set, as the hardware
+    /// conversion does). Branch-free, as [`Half::from_f32`].
+    #[inline]
     pub fn to_f32(self) -> f32 {
+        const MAGIC: u32 = 113 << 23; // 2^-14, the smallest normal half
         let h = self.0 as u32;
         let sign = (h & 0x8000) << 16;
-        let exp = (h >> 10) & 0x1f;
-        let mant = h & 0x3ff;
-        let bits = if exp == 0x1f {
-            // Infinity or NaN (payload kept, quiet bit set as the hardware does).
-            sign | 0x7f80_0000 | (mant << 13) | if mant != 0 { 0x0040_0000 } else { 0 }
-        } else if exp != 0 {
-            sign | ((exp + 112) << 23) | (mant << 13)
-        } else if mant == 0 {
-            sign
+        let shifted = (h & 0x7fff) << 13;
+        let exp = shifted & (0x7c00 << 13);
+        let normal = shifted + ((127 - 15) << 23);
+        let quiet = if shifted > 0x7c00 << 13 {
+            0x0040_0000
         } else {
-            // Subnormal: mant * 2^-24, exact in f32.
-            let v = mant as f32 * (1.0 / 16_777_216.0);
-            return if sign != 0 { -v } else { v };
+            0
         };
-        f32::from_bits(bits)
+        let special = (shifted + ((255 - 31) << 23)) | quiet;
+        // A subnormal (or zero) is mant * 2^-24: 2^-14 * (1 + mant / 1024) - 2^-14, exact.
+        let subnormal = (f32::from_bits(shifted + MAGIC) - f32::from_bits(MAGIC)).to_bits();
+        let bits = if exp == 0x7c00 << 13 {
+            special
+        } else if exp == 0 {
+            subnormal
+        } else {
+            normal
+        };
+        f32::from_bits(sign | bits)
     }
 
     /// `f64` → `float16` as torch converts it: through `f32` (two roundings).
@@ -121,16 +121,17 @@ impl BFloat16 {
     /// Rounds an `f32` to nearest, ties to even; NaN becomes `0x7fc0` (c10's scalar
     /// conversion; torch's vectorised one gives `0xffff`, so torch's own NaN bits depend on
     /// the path).
+    #[inline]
     pub fn from_f32(x: f32) -> BFloat16 {
-        if x.is_nan() {
-            return BFloat16(0x7fc0);
-        }
         let bits = x.to_bits();
         let bias = ((bits >> 16) & 1) + 0x7fff;
-        BFloat16((bits.wrapping_add(bias) >> 16) as u16)
+        let rounded = (bits.wrapping_add(bias) >> 16) as u16;
+        // A select, not an early return, so loops over it vectorise.
+        BFloat16(if x.is_nan() { 0x7fc0 } else { rounded })
     }
 
     /// The exact `f32` value.
+    #[inline]
     pub fn to_f32(self) -> f32 {
         f32::from_bits((self.0 as u32) << 16)
     }
@@ -199,6 +200,93 @@ impl PartialOrd for BFloat16 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The branchy conversions the branch-free ones replaced, kept as their oracle.
+    fn reference_from_f32(x: f32) -> u16 {
+        let bits = x.to_bits();
+        let sign = ((bits >> 16) & 0x8000) as u16;
+        let abs = bits & 0x7fff_ffff;
+        if abs > 0x7f80_0000 {
+            return sign | 0x7e00;
+        }
+        if abs >= 0x4780_0000 {
+            return sign | 0x7c00;
+        }
+        let e = (abs >> 23) as i32;
+        if e >= 113 {
+            let mant = abs & 0x007f_ffff;
+            let mut h = (((e - 112) as u32) << 10) | (mant >> 13);
+            let rem = mant & 0x1fff;
+            if rem > 0x1000 || (rem == 0x1000 && h & 1 == 1) {
+                h += 1;
+            }
+            return sign | h as u16;
+        }
+        if e < 102 {
+            return sign;
+        }
+        let mant = (abs & 0x007f_ffff) | 0x0080_0000;
+        let shift = (126 - e) as u32;
+        let mut h = mant >> shift;
+        let rem = mant & ((1 << shift) - 1);
+        let halfway = 1 << (shift - 1);
+        if rem > halfway || (rem == halfway && h & 1 == 1) {
+            h += 1;
+        }
+        sign | h as u16
+    }
+
+    fn reference_to_f32(h: u16) -> u32 {
+        let h = h as u32;
+        let sign = (h & 0x8000) << 16;
+        let exp = (h >> 10) & 0x1f;
+        let mant = h & 0x3ff;
+        if exp == 0x1f {
+            sign | 0x7f80_0000 | (mant << 13) | if mant != 0 { 0x0040_0000 } else { 0 }
+        } else if exp != 0 {
+            sign | ((exp + 112) << 23) | (mant << 13)
+        } else if mant == 0 {
+            sign
+        } else {
+            let v = mant as f32 * (1.0 / 16_777_216.0);
+            (if sign != 0 { -v } else { v }).to_bits()
+        }
+    }
+
+    #[test]
+    fn every_half_widens_as_the_reference_does() {
+        for bits in 0..=u16::MAX {
+            assert_eq!(
+                Half(bits).to_f32().to_bits(),
+                reference_to_f32(bits),
+                "{bits:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn floats_round_to_half_as_the_reference_does() {
+        // Every f32 from 2^-26 up to 65536 (where rounding happens), both signs; a stride
+        // elsewhere (zeros, tiny values, overflow, infinities and NaN payloads).
+        let step = if cfg!(debug_assertions) { 61 } else { 1 };
+        let dense = (0x3280_0000u32..0x4780_0000).step_by(step);
+        let sparse = (0..=u32::MAX).step_by(9973);
+        let edges = [
+            0,
+            1,
+            0x7f80_0000,
+            0x7f80_0001,
+            0x7fc0_0000,
+            0x7fff_ffff,
+            0x477f_f000,
+        ];
+        for abs in dense.chain(sparse).chain(edges) {
+            for bits in [abs, abs ^ 0x8000_0000] {
+                let x = f32::from_bits(bits);
+                assert_eq!(Half::from_f32(x).0, reference_from_f32(x), "{bits:#x}");
+            }
+        }
+    }
 
     #[test]
     fn every_half_round_trips_through_f32() {

@@ -1,10 +1,11 @@
 //! The `promotion` family's enumeration, read back from its generated cases: every ordered
 //! pair of the twelve dtypes in the tensor, 0-d, Python-number and 0-d-first forms of the
 //! binary ops; `where`, in-place and `out=` over every pair but those torch computes in
-//! `complex32`; the enumeration is deterministic and `--count` goes round it.
+//! `complex32`; every ordered triple through `addcmul`/`addcdiv` (tensors, 0-d tensors) and
+//! `clamp` (numbers); the enumeration is deterministic and `--count` goes round it.
 
 use bcast_conformance::backend::reference::run_reference;
-use bcast_conformance::case::{Arg, Case, NumScalar, Outcome};
+use bcast_conformance::case::{Arg, Case, NumScalar, Outcome, ResultValue};
 use bcast_engine::{Category, DType};
 use bcast_fuzzing::gen::{find_family, generate};
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,8 +60,44 @@ fn form_and_pair(case: &Case, x: &Arg, y: &Arg) -> Option<(&'static str, (DType,
     Some(("number", (a, number_of(case, y)?)))
 }
 
+/// The form and dtype triple of a triple case (`addcmul`, `addcdiv`, `clamp`): `a`'s dtype
+/// and `b`'s and `c`'s, numbers read from their `number-of:` tags (in order; one tag when
+/// both are of one dtype).
+fn triple(case: &Case) -> Option<(&'static str, (DType, DType, DType))> {
+    if !case.tags.iter().any(|t| t == "triple") {
+        return None;
+    }
+    let args = &case.call.args;
+    let (a, _) = tensor_of(case, &args[0])?;
+    if let (Some((b, b_rank)), Some((c, c_rank))) =
+        (tensor_of(case, &args[1]), tensor_of(case, &args[2]))
+    {
+        let form = if b_rank == 0 && c_rank == 0 {
+            "0-d"
+        } else {
+            "tensor"
+        };
+        return Some((form, (a, b, c)));
+    }
+    let numbers: Vec<DType> = case
+        .tags
+        .iter()
+        .filter_map(|t| t.strip_prefix("number-of:"))
+        .filter_map(DType::from_name)
+        .collect();
+    let (b, c) = match numbers[..] {
+        [b] => (b, b),
+        [b, c] => (b, c),
+        _ => return None,
+    };
+    Some(("number", (a, b, c)))
+}
+
 /// What a case calls (`binary`, `where`, `in-place`, `out`), its form and dtype pair.
 fn classify(case: &Case) -> Option<(&'static str, &'static str, (DType, DType))> {
+    if case.tags.iter().any(|t| t == "triple") {
+        return None;
+    }
     let call = &case.call;
     let args = &call.args;
     let op = call.fn_.rsplit('.').next()?;
@@ -89,8 +126,8 @@ fn complex32(form: &str, (a, b): (DType, DType)) -> bool {
 fn binary_ops_cover_every_ordered_pair_in_every_form() {
     let mut covered: BTreeMap<(&str, &str), BTreeSet<(DType, DType)>> = BTreeMap::new();
     let mut ops: BTreeSet<String> = BTreeSet::new();
-    for case in enumeration() {
-        let (kind, form, pair) = classify(&case).unwrap_or_else(|| panic!("{}", case.id));
+    for case in enumeration().iter().filter(|c| triple(c).is_none()) {
+        let (kind, form, pair) = classify(case).unwrap_or_else(|| panic!("{}", case.id));
         covered.entry((kind, form)).or_default().insert(pair);
         if kind == "binary" {
             ops.insert(case.call.fn_.rsplit('.').next().unwrap_or("").to_string());
@@ -145,6 +182,51 @@ fn binary_ops_cover_every_ordered_pair_in_every_form() {
     for op in every_op {
         assert!(ops.contains(op), "no binary case calls {op}");
     }
+}
+
+#[test]
+fn triples_cover_every_ordered_triple_in_every_form() {
+    let mut covered: BTreeMap<&str, BTreeSet<(DType, DType, DType)>> = BTreeMap::new();
+    let mut ops: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for case in enumeration() {
+        let Some((form, t)) = triple(&case) else {
+            continue;
+        };
+        covered.entry(form).or_default().insert(t);
+        let op = case.call.fn_.rsplit('.').next().unwrap_or("").to_string();
+        ops.entry(form).or_default().insert(op);
+    }
+    let n = DType::ALL.len();
+    for form in ["tensor", "0-d", "number"] {
+        assert_eq!(covered[form].len(), n * n * n, "{form} form");
+    }
+    let expected = |names: &[&str]| names.iter().map(|s| s.to_string()).collect();
+    assert_eq!(ops["tensor"], expected(&["addcdiv", "addcmul"]));
+    assert_eq!(ops["0-d"], expected(&["addcdiv", "addcmul"]));
+    assert_eq!(ops["number"], expected(&["clamp"]));
+}
+
+#[test]
+fn the_third_operand_takes_part_in_the_promotion() {
+    // Not vacuous: int8 with int8 is int8, but addcmul/addcdiv with a float64 third operand
+    // give float64 on the reference engine, dimensioned or 0-d (a 0-d tensor of a higher
+    // category than the dimensioned ones keeps its dtype; as torch 2.13.0 gives).
+    let dtype_of = |c: &Case| match run_reference(c) {
+        Ok(Outcome::Ok(ok)) => match ok.result {
+            ResultValue::Tensor(t) => Some(t.dtype),
+            _ => None,
+        },
+        _ => None,
+    };
+    let cases = enumeration();
+    let pick = |form: &str| {
+        cases
+            .iter()
+            .find(|c| triple(c) == Some((form, (DType::Int8, DType::Int8, DType::Float64))))
+            .unwrap_or_else(|| panic!("no {form} int8, int8, float64 triple"))
+    };
+    assert_eq!(dtype_of(pick("tensor")).as_deref(), Some("float64"));
+    assert_eq!(dtype_of(pick("0-d")).as_deref(), Some("float64"));
 }
 
 #[test]

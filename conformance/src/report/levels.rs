@@ -4,10 +4,9 @@
 
 use crate::backend::Level;
 use crate::case::{LoadedCase, Outcome, ResultValue};
-use crate::compare::compare_case;
 use crate::runner::suite::{Status, SuiteResult};
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Passed and applicable case counts of one level.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -49,9 +48,10 @@ pub fn level_applies(level: Level, expect: &Outcome) -> bool {
 }
 
 /// Per-level counts of a run, for the levels it checked; cases skipped or without expectation
-/// do not count.
+/// do not count. A case's levels are judged on the backend's whole answer (the entry's
+/// [`failed_levels`](crate::runner::suite::Entry::failed_levels)), not the clipped copy the
+/// report keeps.
 pub fn level_counts(result: &SuiteResult, cases: &[LoadedCase]) -> BTreeMap<Level, LevelCount> {
-    let all: BTreeSet<Level> = Level::ALL.into_iter().collect();
     let mut counts: BTreeMap<Level, LevelCount> = result
         .levels
         .iter()
@@ -60,24 +60,13 @@ pub fn level_counts(result: &SuiteResult, cases: &[LoadedCase]) -> BTreeMap<Leve
     for e in result.entries.iter().filter(|e| e.status != Status::Skip) {
         let case = &cases[e.index].case;
         let Some(expect) = &case.expect else { continue };
-        let failed: Option<BTreeSet<Level>> = e.report.got.as_ref().and_then(|got| {
-            let same_kind = matches!(
-                (expect, got),
-                (Outcome::Ok(_), Outcome::Ok(_)) | (Outcome::Error(_), Outcome::Error(_))
-            );
-            same_kind.then(|| {
-                compare_case(case, got, &all)
-                    .into_iter()
-                    .map(|m| m.level)
-                    .collect()
-            })
-        });
+        let failed = e.failed_levels.as_ref();
         for (level, count) in counts.iter_mut() {
             if !level_applies(*level, expect) {
                 continue;
             }
             count.applicable += 1;
-            if failed.as_ref().is_some_and(|f| !f.contains(level)) {
+            if failed.is_some_and(|f| !f.contains(level)) {
                 count.passed += 1;
             }
         }

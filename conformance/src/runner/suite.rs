@@ -4,7 +4,8 @@
 use super::xfail::{Judgement, Reason, XfailList};
 use super::{run_case, CaseReport, Verdict};
 use crate::backend::{Backend, FailureKind, Level};
-use crate::case::LoadedCase;
+use crate::case::{Case, LoadedCase, Outcome};
+use crate::compare::compare_case;
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -82,6 +83,11 @@ pub struct Entry {
     /// The reasons the xfail list pins for this case, when it failed for another one (it is
     /// then an unexpected failure); empty otherwise.
     pub pinned: Vec<Reason>,
+    /// The check levels (all of them, claimed or not) at which the answer differs from the
+    /// expectation, judged on the whole answer before [`CaseReport::got`] is clipped for the
+    /// report; `None` when the backend did not answer or answered the other kind (returned
+    /// where torch raised, or the reverse). The per-level pass rates count from it.
+    pub failed_levels: Option<BTreeSet<Level>>,
 }
 
 impl Entry {
@@ -94,7 +100,10 @@ impl Entry {
     /// use bcast_conformance::runner::{CaseReport, Verdict};
     /// let hung = BackendFailure::new(FailureKind::TimedOut, "no answer\nwithin 5 s");
     /// let report = CaseReport { id: "a/1".into(), verdict: Verdict::BackendFailure(hung), got: None };
-    /// let entry = Entry { index: 0, status: Status::Fail, report, elapsed: Default::default(), pinned: vec![] };
+    /// let entry = Entry {
+    ///     index: 0, status: Status::Fail, report, elapsed: Default::default(), pinned: vec![],
+    ///     failed_levels: None,
+    /// };
     /// assert_eq!(entry.short_line(), "FAIL a/1: backend failure (timed out): no answer within 5 s");
     /// ```
     pub fn short_line(&self) -> String {
@@ -250,6 +259,7 @@ pub(crate) fn judge(
     let start = Instant::now();
     let mut report = run_case(backend, &loaded.case, &options.levels);
     let elapsed = start.elapsed();
+    let failed_levels = failed_levels(&loaded.case, report.got.as_ref());
     report.got = report.got.map(|got| got.clipped_for_report());
     let (status, pinned) = match options.xfail.judge(&report.id, &report.verdict) {
         Judgement::NotListed => (Status::of(&report.verdict, false), Vec::new()),
@@ -262,7 +272,25 @@ pub(crate) fn judge(
         report,
         elapsed,
         pinned,
+        failed_levels,
     }
+}
+
+/// The levels at which `got` differs from the case's expectation (see
+/// [`Entry::failed_levels`]).
+fn failed_levels(case: &Case, got: Option<&Outcome>) -> Option<BTreeSet<Level>> {
+    let (expect, got) = (case.expect.as_ref()?, got?);
+    let same_kind = matches!(
+        (expect, got),
+        (Outcome::Ok(_), Outcome::Ok(_)) | (Outcome::Error(_), Outcome::Error(_))
+    );
+    let all: BTreeSet<Level> = Level::ALL.into_iter().collect();
+    same_kind.then(|| {
+        compare_case(case, got, &all)
+            .into_iter()
+            .map(|m| m.level)
+            .collect()
+    })
 }
 
 /// Runs `cases` through `backend`, calling `progress` after each case.

@@ -460,22 +460,6 @@ fn run_int<T: Int>(op: BinaryOp, iter: &Iter, alpha: Scalar) -> Result<()> {
     }
 }
 
-/// One element of a real op, as the generic loops compute it.
-#[inline]
-fn real_op<T: Real>(op: BinaryOp, al: T, x: T, y: T) -> T {
-    match op {
-        BinaryOp::Add(_) | BinaryOp::Sub(_) => x + al * y,
-        BinaryOp::Mul => x * y,
-        BinaryOp::Div => x / y,
-        BinaryOp::Pow => x.powf(y),
-        BinaryOp::Maximum => real::maximum(x, y),
-        BinaryOp::Minimum => real::minimum(x, y),
-        BinaryOp::Remainder => real::remainder(x, y),
-        // Math ops run their own loops (`binary_math`).
-        _ => T::NAN,
-    }
-}
-
 /// `mul` or `div` of `float16`/`bfloat16` by one element `s`, kept in `float32`.
 fn run_reduced_by_scalar(op: BinaryOp, iter: &Iter, dtype: DType, s: f32) -> Result<()> {
     let out = iter.output();
@@ -499,7 +483,7 @@ fn run_reduced_by_scalar(op: BinaryOp, iter: &Iter, dtype: DType, s: f32) -> Res
 }
 
 /// `float16` and `bfloat16`: computed in `float32`, rounded once; `alpha` rounded to the
-/// dtype first.
+/// dtype first. The op is chosen before the loop, so each loop is one plain closure.
 fn run_reduced<T: Element>(
     op: BinaryOp,
     out: &Tensor,
@@ -507,10 +491,30 @@ fn run_reduced<T: Element>(
     b: &Tensor,
     alpha: Scalar,
 ) -> Result<()> {
+    fn widened<T: Element>(
+        out: &Tensor,
+        a: &Tensor,
+        b: &Tensor,
+        g: impl Fn(f32, f32) -> f32 + Sync,
+    ) -> Result<()> {
+        map_binary(out, a, b, move |x: T, y: T| {
+            T::from_f32(g(x.cast::<f32>(), y.cast::<f32>()))
+        })
+    }
     let al = T::from_scalar(alpha).cast::<f32>();
-    map_binary(out, a, b, move |x: T, y: T| {
-        T::from_f32(real_op::<f32>(op, al, x.cast::<f32>(), y.cast::<f32>()))
-    })
+    match op {
+        // `x + 1 * y` and `x + -1 * y` are the plain sum and difference.
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == 1.0 => widened::<T>(out, a, b, |x, y| x + y),
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == -1.0 => widened::<T>(out, a, b, |x, y| x - y),
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => widened::<T>(out, a, b, move |x, y| x + al * y),
+        BinaryOp::Mul => widened::<T>(out, a, b, |x, y| x * y),
+        BinaryOp::Div => widened::<T>(out, a, b, |x, y| x / y),
+        BinaryOp::Pow => widened::<T>(out, a, b, f32::powf),
+        BinaryOp::Maximum => widened::<T>(out, a, b, real::maximum::<f32>),
+        BinaryOp::Minimum => widened::<T>(out, a, b, real::minimum::<f32>),
+        BinaryOp::Remainder => widened::<T>(out, a, b, real::remainder::<f32>),
+        _ => Err(Error::internal("a math op reached the arithmetic loops")),
+    }
 }
 
 fn run_complex<T: Real>(

@@ -40,8 +40,9 @@ fn complex_refused() -> Error {
 /// `x`'s (`result type Float can't be cast to the desired output type int`, the C++ type
 /// name); overlap of `out`; the shape of `out`; an `out` of another dtype (`Found dtype
 /// Double but expected Float`); a bool result (`"clamp_scalar_cpu" not implemented for
-/// 'Bool'`); a bound the result dtype cannot hold (`value cannot be converted to type
-/// uint8_t without overflow`, `min` first).
+/// 'Bool'`); a complex bound with an imaginary part (`value cannot be converted to type
+/// double without overflow`, whatever the dtype); a bound the result dtype cannot hold
+/// (`value cannot be converted to type uint8_t without overflow`, `min` first).
 pub fn clamp_numbers(
     x: &Tensor,
     min: Option<Scalar>,
@@ -81,6 +82,11 @@ pub fn clamp_numbers(
     let setup = IterSetup::new(IterConfig::default(), out, vec![IterInput::tensor(&input)])?;
     setup.check_all_same_dtype()?;
     let iter = setup.finish(dtype)?;
+    // torch's kernel first reads each bound as a double (its NaN test), so a complex bound
+    // with an imaginary part fails there, before the conversion to the result dtype.
+    for bound in min.iter().chain(max.iter()) {
+        bound.check_fits(DType::Float64)?;
+    }
     let is_nan = |v: Option<Scalar>| v.is_some_and(|v| v.to_f64().is_nan());
     if is_nan(min) || is_nan(max) {
         fill_nan(&iter, dtype)?;

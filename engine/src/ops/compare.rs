@@ -132,12 +132,34 @@ pub fn compare(
         iter.inputs()[0].as_tensor(),
         iter.inputs()[1].as_tensor(),
     );
-    crate::element::dispatch_real!(common, T => map_binary(o, x, y, move |p: T, q: T| op.apply(p, q)),
+    crate::element::dispatch_real!(common, T => compare_real::<T>(op, o, x, y),
     complex => match complex {
         DType::Complex64 => compare_complex::<f32>(op, o, x, y),
         _ => compare_complex::<f64>(op, o, x, y),
     })?;
     iter.into_result()
+}
+
+/// [`CompareOp::apply`] over every element, the op chosen before the loop (each loop one
+/// plain predicate, which vectorises).
+fn compare_real<T: Element + PartialOrd>(
+    op: CompareOp,
+    o: &Tensor,
+    x: &Tensor,
+    y: &Tensor,
+) -> Result<()> {
+    let truth = |v: T| v.cast::<bool>();
+    match op {
+        CompareOp::Eq => map_binary(o, x, y, |p: T, q: T| p == q),
+        CompareOp::Ne => map_binary(o, x, y, |p: T, q: T| p != q),
+        CompareOp::Lt => map_binary(o, x, y, |p: T, q: T| p < q),
+        CompareOp::Le => map_binary(o, x, y, |p: T, q: T| p <= q),
+        CompareOp::Gt => map_binary(o, x, y, |p: T, q: T| p > q),
+        CompareOp::Ge => map_binary(o, x, y, |p: T, q: T| p >= q),
+        CompareOp::LogicalAnd => map_binary(o, x, y, move |p: T, q: T| truth(p) & truth(q)),
+        CompareOp::LogicalOr => map_binary(o, x, y, move |p: T, q: T| truth(p) | truth(q)),
+        CompareOp::LogicalXor => map_binary(o, x, y, move |p: T, q: T| truth(p) != truth(q)),
+    }
 }
 
 /// Complex numbers have `==`, `!=` and the logical ops, no order.

@@ -37,8 +37,8 @@ pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
-    approximate, consistent_divisor, draw_dtypes, drawn_dtypes, python_number, random_dtype,
-    AGREED_DTYPES,
+    approximate, consistent_divisor, consistent_remainder, draw_dtypes, drawn_dtypes,
+    python_number, random_dtype, AGREED_DTYPES,
 };
 pub use registry::{families, find_family, Enumeration, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};

@@ -3,7 +3,7 @@
 
 use super::{CaseBuilder, GenResult};
 use arbitrary::Unstructured;
-use bcast_conformance::case::{Arg, Num};
+use bcast_conformance::case::{storage_values, Arg, Case, Num};
 use bcast_engine::DType;
 use std::sync::RwLock;
 
@@ -141,6 +141,75 @@ pub fn consistent_exponent(arg: Arg) -> Arg {
     }
 }
 
+/// Makes `remainder(case.args[dividend], case.args[divisor])` of a finished case one torch
+/// computes consistently when the divisor is a tensor: where the quotient overflows float32
+/// (a float32 dividend of `3.4e38` by `0.5`), torch's vectorised loop (`a - b * floor(a / b)`)
+/// gives NaN and its scalar loop (`fmod`) the exact remainder, so the result depends on the
+/// element's position; such dividends become `-2.5`. float32's range is used for every dtype
+/// (float64 quotients overflow later: this leaves out a little more than it must).
+///
+/// ```
+/// use bcast_conformance::case::{storage_values, Arg, Case, Num};
+/// use bcast_fuzzing::gen::{consistent_remainder, CaseBuilder};
+/// use bcast_engine::DType;
+/// let mut b = CaseBuilder::default();
+/// let s = b.literal_storage(DType::Float32, vec![Num::Float(0.5)]);
+/// let spec = bcast_fuzzing::gen::ViewSpec {
+///     strides: vec![], offset: 0, storage_len: 1, kind: Default::default(),
+/// };
+/// let divisor = b.tensor(&s, &[], &spec);
+/// let mut case = b.finish("Tensor.__rmod__", vec![Arg::Tensor(divisor), Arg::Float(Num::Float(3e38))]);
+/// consistent_remainder(&mut case, 1, 0);
+/// assert_eq!(case.call.args[1], Arg::Float(Num::Float(-2.5)));
+/// ```
+pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
+    let magnitudes = |arg: &Arg| -> Vec<f64> {
+        match arg {
+            Arg::Tensor(name) => case
+                .tensors
+                .get(name)
+                .and_then(|t| case.storages.get(&t.storage))
+                .and_then(|s| storage_values(s).ok())
+                .unwrap_or_default()
+                .iter()
+                .map(|v| v.to_f64().abs())
+                .collect(),
+            Arg::Float(f) => vec![f.to_f64().abs()],
+            Arg::Int(i) => vec![i.unsigned_abs() as f64],
+            _ => vec![],
+        }
+    };
+    let (Some(x), Some(y)) = (case.call.args.get(dividend), case.call.args.get(divisor)) else {
+        return;
+    };
+    let smallest = magnitudes(y)
+        .into_iter()
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let limit = f64::from(f32::MAX) * smallest;
+    let overflows = |v: f64| v.is_finite() && v.abs() > limit;
+    match x.clone() {
+        Arg::Tensor(name) => {
+            let storage = case.tensors.get(&name).map(|t| t.storage.clone());
+            if let Some(values) = storage
+                .and_then(|s| case.storages.get_mut(&s))
+                .and_then(|s| s.values.as_mut())
+            {
+                for v in values.iter_mut() {
+                    if matches!(v, Num::Float(_)) && overflows(v.to_f64()) {
+                        *v = Num::Float(-2.5);
+                    }
+                }
+            }
+        }
+        Arg::Float(f) if overflows(f.to_f64()) => {
+            case.call.args[dividend] = Arg::Float(Num::Float(-2.5));
+        }
+        Arg::Int(i) if overflows(i as f64) => case.call.args[dividend] = Arg::Int(-3),
+        _ => {}
+    }
+}
+
 /// A `remainder` divisor torch computes consistently. Where the quotient `a / b` overflows
 /// float64 (a dividend of `1e30` by the Python number `1e-300`), torch's vectorised loop
 /// (Sleef's `fmod`) gives NaN and its scalar loop the exact remainder, so torch's results
@@ -148,7 +217,7 @@ pub fn consistent_exponent(arg: Arg) -> Arg {
 /// tensors (whose values are never that small), stay.
 ///
 /// ```
-/// use bcast_conformance::case::{Arg, Num};
+/// use bcast_conformance::case::{storage_values, Arg, Case, Num};
 /// use bcast_fuzzing::gen::{consistent_divisor, CaseBuilder};
 /// let b = CaseBuilder::default();
 /// let tiny = Arg::Float(Num::Float(1e-300));

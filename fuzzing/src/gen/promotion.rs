@@ -7,8 +7,12 @@
 //! result type cannot be cast to `a`) and `out=` of every dtype in turn (narrower, wider,
 //! refused).
 //!
-//! Slot `s` (of [`SLOTS`]) is pair `s % 144` of block `s / 144` (the blocks: [`BLOCKS`]); the
-//! op of a slot turns with the pair, the values, shapes and layouts are drawn. Values come
+//! Slot `s` below [`PAIR_SLOTS`] is pair `s % 144` of block `s / 144` (the blocks: [`BLOCKS`]);
+//! the op of a slot turns with the pair, the values, shapes and layouts are drawn. After them
+//! come the triples (every ordered triple `(a, b, c)` of the twelve dtypes, 1,728 slots a
+//! block, [`TRIPLE_BLOCKS`]), where three operands promote together: `addcmul`/`addcdiv`
+//! with three dimensioned tensors, then with `b` and `c` 0-d tensors, and `clamp(a, b, c)`
+//! with Python numbers of `b`'s and `c`'s kinds as bounds. Values come
 //! from short per-dtype lists of edges (`uint8` 255, `int8` -128, `float16` 2048 and 65504,
 //! `float32` 2^24, ...), so integer results wrap (`uint8` + (-1), `int8` 127 + 100) and half
 //! results round. Where torch would compute in `complex32` (a `float16` tensor against a
@@ -23,7 +27,7 @@
 //! ```
 
 use super::elementwise::binary_tolerance;
-use super::operands::{consistent_divisor, spelling};
+use super::operands::{approximate, consistent_divisor, spelling};
 use super::{random_view, CaseBuilder, GenResult};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case, Num, NumScalar};
@@ -94,9 +98,20 @@ pub const BLOCKS: [(Call, Form); 16] = [
 /// The ordered dtype pairs of a block.
 pub const PAIRS: u64 = (DType::ALL.len() * DType::ALL.len()) as u64;
 
-/// How many slots the enumeration has: `bcast gen --family promotion --count 2304` is all
+/// The slots of the pair blocks, before the triples.
+pub const PAIR_SLOTS: u64 = BLOCKS.len() as u64 * PAIRS;
+
+/// The ordered dtype triples of a triple block.
+pub const TRIPLES: u64 = PAIRS * DType::ALL.len() as u64;
+
+/// The triple blocks, [`TRIPLES`] slots each, after the pair blocks: how `b` and `c` are
+/// passed (`Tensor`: dimensioned tensors, `ZeroDim`: 0-d tensors, to `addcmul`/`addcdiv`;
+/// `Number`: Python numbers, to `clamp`).
+pub const TRIPLE_BLOCKS: [Form; 3] = [Form::Tensor, Form::ZeroDim, Form::Number];
+
+/// How many slots the enumeration has: `bcast gen --family promotion --count 7488` is all
 /// of it.
-pub const SLOTS: u64 = BLOCKS.len() as u64 * PAIRS;
+pub const SLOTS: u64 = PAIR_SLOTS + TRIPLE_BLOCKS.len() as u64 * TRIPLES;
 
 /// An op of the family.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -413,6 +428,9 @@ pub fn promotion_case(u: &mut Unstructured) -> GenResult<Case> {
 /// from `u`.
 pub fn slot_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
     let slot = slot % SLOTS;
+    if slot >= PAIR_SLOTS {
+        return triple_case(slot - PAIR_SLOTS, u);
+    }
     let (call, form) = BLOCKS[(slot / PAIRS) as usize];
     let pair = (slot % PAIRS) as usize;
     let n = DType::ALL.len();
@@ -479,6 +497,50 @@ pub fn slot_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
             Ok(b.finish(&format!("torch.{}", op.name()), args))
         }
     }
+}
+
+/// The case of triple slot `slot` (below `TRIPLE_BLOCKS.len() * TRIPLES`): `a` a (2, 3) tensor,
+/// `b` and `c` in the block's form. `addcmul` and `addcdiv` take turns (with their values
+/// compared within the generators' `approximate` tolerance: the dtype is the point here);
+/// the numbers go to `clamp`. Where torch would compute in `complex32` (a `float16` `a` with
+/// a complex 0-d tensor) the case is tagged `complex32`, and the labeller leaves it out.
+fn triple_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
+    let form = TRIPLE_BLOCKS[(slot / TRIPLES) as usize];
+    let triple = (slot % TRIPLES) as usize;
+    let n = DType::ALL.len();
+    let (ia, ib, ic) = (triple / (n * n), (triple / n) % n, triple % n);
+    let (da, db, dc) = (DType::ALL[ia], DType::ALL[ib], DType::ALL[ic]);
+    let mut b = CaseBuilder::default();
+    b.tag("promotion");
+    b.tag("triple");
+    b.tag(form.tag());
+    let x = tensor(u, &mut b, da, &[2, 3], Role::Any, true)?;
+    let x = Arg::Tensor(x);
+    let op = match form {
+        Form::Number => "clamp",
+        _ if (ia + ib + ic).is_multiple_of(2) => "addcmul",
+        _ => "addcdiv",
+    };
+    let mut args = vec![x];
+    for dtype in [db, dc] {
+        args.push(match form {
+            Form::Tensor => {
+                let shape = u.choose(&[&[3][..], &[1, 3], &[2, 1], &[2, 3]])?.to_vec();
+                Arg::Tensor(tensor(u, &mut b, dtype, &shape, Role::Any, true)?)
+            }
+            _ => second(u, &mut b, dtype, form, Role::Any)?,
+        });
+    }
+    if form != Form::Number {
+        if form == Form::ZeroDim && da == DType::Float16 && (db.is_complex() || dc.is_complex()) {
+            b.tag("complex32");
+        }
+        if b.has_dtype(|d| d.is_floating() || d.is_complex()) {
+            approximate(&mut b);
+        }
+    }
+    let name = spelling(u, op, &args[0])?;
+    Ok(b.finish(&name, args))
 }
 
 /// `torch.where(c, x, y)` (or `x.where(c, y)`), `x` of `a` and `y` of `b` in `form`; the

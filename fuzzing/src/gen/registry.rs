@@ -137,7 +137,7 @@ pub fn families() -> &'static [Family] {
         },
         Family {
             name: "promotion",
-            about: "every ordered dtype pair as tensors, 0-d tensors and Python numbers: binary ops, comparisons, where, in-place, out= (an enumeration: --count 2304 is all of it)",
+            about: "every ordered dtype pair as tensors, 0-d tensors and Python numbers: binary ops, comparisons, where, in-place, out=; every ordered triple through addcmul/addcdiv (tensors, 0-d tensors) and clamp (numbers) (an enumeration: --count 7488 is all of it)",
             generate: super::promotion::promotion_case,
             enumeration: Some(Enumeration {
                 len: super::promotion::SLOTS,

@@ -347,7 +347,7 @@ pub fn ternary_case(u: &mut Unstructured) -> GenResult<Case> {
         approximate(&mut b);
     }
     let name = op.name();
-    Ok(match form {
+    let mut case = match form {
         Form::Function => b.finish(&format!("torch.{name}"), args),
         Form::Out => {
             b.tag("out");
@@ -360,5 +360,37 @@ pub fn ternary_case(u: &mut Unstructured) -> GenResult<Case> {
             b.tag("inplace");
             b.finish(&format!("Tensor.{name}_"), args)
         }
-    })
+    };
+    if op == Op::Lerp {
+        finite_complex_parts(&mut case);
+    }
+    Ok(case)
+}
+
+/// Complex `lerp` with an infinite part depends on the size of the tensor in torch:
+/// `torch.lerp(s, e, s)` with `s = arange(n)` (complex64) and `e` the 0-d `1 - inf j` is
+/// `nan + nan j` at element 1 for n = 2 and `nan - inf j` for n = 9, so such parts become `±2.5`.
+fn finite_complex_parts(case: &mut Case) {
+    let finite = |x: f64| {
+        if x.is_infinite() {
+            2.5f64.copysign(x)
+        } else {
+            x
+        }
+    };
+    let fix = |v: &mut Num| {
+        if let Num::Complex(re, im) = *v {
+            *v = Num::Complex(finite(re), finite(im));
+        }
+    };
+    for storage in case.storages.values_mut() {
+        if DType::from_name(&storage.dtype).is_some_and(DType::is_complex) {
+            storage.values.iter_mut().flatten().for_each(fix);
+        }
+    }
+    for arg in &mut case.call.args {
+        if let Arg::Complex(v) = arg {
+            fix(v);
+        }
+    }
 }

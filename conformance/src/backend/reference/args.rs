@@ -201,6 +201,9 @@ impl<'a, I: TensorLookup> Args<'a, I> {
     }
 
     /// Positional sizes from `i` on: one list argument, or varargs ints (`x.expand(4, 3)`).
+    /// A bool among varargs is the int it is in Python (`x.expand(2, True)` is `expand(2, 1)`:
+    /// torch's parser takes bools as the items of an int list; a bool first is its
+    /// `TypeError`, which the argument rules raise before the engine runs).
     pub fn sizes_from(&self, i: usize) -> Result<Vec<i64>, CallError> {
         match self.get(i) {
             Some(a @ (Arg::Ints(_) | Arg::List(_) | Arg::Tuple(_) | Arg::Size(_)))
@@ -208,7 +211,12 @@ impl<'a, I: TensorLookup> Args<'a, I> {
             {
                 self.as_ints(a)
             }
-            _ => (i..self.len()).map(|k| self.int(k)).collect(),
+            _ => (i..self.len())
+                .map(|k| match self.required(k)? {
+                    Arg::Bool(b) => Ok(i64::from(*b)),
+                    other => self.as_int(other),
+                })
+                .collect(),
         }
     }
 
