@@ -120,6 +120,45 @@ impl ReducePlan {
     }
 }
 
+impl ReducePlan {
+    /// Folds every group of `x` (read as `T`) from `init` with `step`, each group in its own
+    /// order, and returns the accumulators in the result's row-major order: the same values
+    /// as folding group by group with [`ReducePlan::map_groups`], bit for bit. Where the
+    /// groups sit closer together in memory than the elements of one group (a reduction over
+    /// an outer dim, `x.sum(0)` of a row-major matrix), the loops are interchanged: each
+    /// reduced position is applied to every group in turn, so memory is read in order and the
+    /// inner loop runs over independent accumulators.
+    ///
+    /// # Errors
+    /// When `T` is not `x`'s element type.
+    pub(crate) fn fold_groups<T: Element, A: Copy>(
+        &self,
+        x: &Tensor,
+        init: A,
+        step: impl Fn(A, T) -> A,
+    ) -> Result<Vec<A>> {
+        let buffer = x.storage().read();
+        let data = typed_slice::<T>(&buffer)?;
+        let gap = |v: &[usize]| match v {
+            [a, b, ..] => Some(a.abs_diff(*b)),
+            _ => None,
+        };
+        let outer = matches!((gap(&self.bases), gap(&self.offsets)), (Some(g), Some(o)) if g < o);
+        if !outer {
+            return Ok((0..self.bases.len())
+                .map(|g| self.group(g).fold(init, |acc, p| step(acc, data[p])))
+                .collect());
+        }
+        let mut acc = vec![init; self.bases.len()];
+        for &o in &self.offsets {
+            for (a, &base) in acc.iter_mut().zip(&self.bases) {
+                *a = step(*a, data[base + o]);
+            }
+        }
+        Ok(acc)
+    }
+}
+
 /// A buffer's elements as `T`, or an error naming both types.
 pub(crate) fn typed_slice<T: Element>(buffer: &Buffer) -> Result<&[T]> {
     buffer.as_slice::<T>().ok_or_else(|| {

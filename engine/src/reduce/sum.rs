@@ -106,9 +106,13 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
         });
     }
     dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
-        let values = plan.map_groups::<T, U>(x, |data, group| {
-            U::finish(group.fold(U::ZERO, |acc, p| U::add(acc, data[p].cast::<U>())))
-        })?;
+        let values = plan
+            .fold_groups::<T, <U as SumElement>::Acc>(x, <U as SumElement>::ZERO, |acc, v| {
+                <U as SumElement>::add(acc, v.cast::<U>())
+            })?
+            .into_iter()
+            .map(<U as SumElement>::finish)
+            .collect();
         Tensor::from_vec(values, &shape)
     }, other => Err(Error::unsupported_dtype("sum", other))),
         other => Err(Error::unsupported_dtype("sum", other)))
@@ -164,10 +168,11 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         });
     }
     dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
-        let values = plan.map_groups::<T, U>(x, |data, group| {
-            let total = group.fold(0.0f64, |acc, p| acc + data[p].cast::<U>().cast::<f64>());
-            U::from_f64(total / count)
-        })?;
+        let values = plan
+            .fold_groups::<T, f64>(x, 0.0, |acc, v| acc + v.cast::<U>().cast::<f64>())?
+            .into_iter()
+            .map(|total| U::from_f64(total / count))
+            .collect();
         Tensor::from_vec(values, &shape)
     }, other => Err(Error::unsupported_dtype("mean", other))),
         other => Err(Error::unsupported_dtype("mean", other)))
