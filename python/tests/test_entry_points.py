@@ -11,7 +11,7 @@ from .support import HAS_NUMPY, HAS_TORCH, fixture_cases, path
 
 ENTRY_POINTS = ["label.py", "verify_fixtures.py", "regen_corpus.py", "opinfo.py", "signatures.py", "extract_docs.py", "tch_op_cases.py",
                 "adapters/numpy_adapter.py", "adapters/torch_adapter.py", "adapters/jax_adapter.py",
-                "adapters/array_api_strict_adapter.py"]
+                "adapters/array_api_strict_adapter.py", "device/torch_patterns.py"]
 
 
 def run(script, *args, stdin=""):

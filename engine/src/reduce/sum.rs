@@ -149,6 +149,16 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
     alloc::check_empty(&signed_sizes(&shape), out)?;
     let plan = ReducePlan::new(x.layout(), &mask)?;
     let count = plan.group_len() as f64;
+    if matches!(out, DType::Float16 | DType::BFloat16) {
+        // torch's mean_out, "for accuracy reasons": the input cast to float32 (not to the half
+        // dtype, whose range it may exceed), summed, divided, then cast to the half dtype.
+        let xs = x.to_dtype(DType::Float32)?;
+        let plan = ReducePlan::new(xs.layout(), &mask)?;
+        let values = plan.map_groups::<f32, f32>(&xs, |data, group| {
+            generic_total(group.map(|p| data[p]), count)
+        })?;
+        return Tensor::from_vec(values, &shape)?.to_dtype(out);
+    }
     if !legacy(x.dtype()) || !legacy(out) {
         let xs = if x.dtype() == out {
             x.clone()

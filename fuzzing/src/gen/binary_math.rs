@@ -8,7 +8,7 @@
 
 use super::elementwise::{random_alpha, shape_pair};
 use super::inplace::target_and_operand;
-use super::operands::{is_number, python_number, random_dtype};
+use super::operands::{consistent_remainder, is_number, python_number, random_dtype};
 use super::out::finish_with_out;
 use super::{CaseBuilder, GenResult};
 use arbitrary::Unstructured;
@@ -306,6 +306,10 @@ pub fn binary_math_case(u: &mut Unstructured) -> GenResult<Case> {
     };
     if spec.op == BinaryOp::DivTrunc {
         avoid_min_over_minus_one(&mut case);
+    }
+    if spec.op == BinaryOp::Fmod {
+        // As `remainder`: a quotient that overflows gives NaN or the exact result by position.
+        consistent_remainder(&mut case, 0, 1);
     }
     if spec.approximate || has_complex(&case) {
         approximate_case(&mut case);

@@ -37,8 +37,8 @@ pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
-    approximate, consistent_divisor, consistent_remainder, draw_dtypes, drawn_dtypes,
-    python_number, random_dtype, AGREED_DTYPES,
+    approximate, consistent_alpha, consistent_divisor, consistent_remainder, draw_dtypes,
+    drawn_dtypes, python_number, random_dtype, AGREED_DTYPES,
 };
 pub use registry::{families, find_family, Enumeration, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
@@ -85,19 +85,23 @@ pub fn generate(family: &Family, seed: u64, index: u64) -> Case {
 /// Slot `slot` of an enumerating family, its other choices drawn from `bytes` (the slot alone
 /// when they run out).
 fn enumerated_case(family: &Family, e: &Enumeration, slot: u64, bytes: &[u8]) -> Case {
-    (e.case)(slot, &mut Unstructured::new(bytes))
+    let mut case = (e.case)(slot, &mut Unstructured::new(bytes))
         .or_else(|_| (e.case)(slot, &mut Unstructured::new(&[])))
-        .unwrap_or_else(|_| family.fallback())
+        .unwrap_or_else(|_| family.fallback());
+    consistent_alpha(&mut case);
+    case
 }
 
 /// A case of `family` from arbitrary bytes (fuzz input, proptest bytes). Never fails: when the
 /// bytes run out, the generator's choices fall back to their first options.
 pub fn generate_from_bytes(family: &Family, bytes: &[u8]) -> Case {
     let mut u = Unstructured::new(bytes);
-    match (family.generate)(&mut u) {
+    let mut case = match (family.generate)(&mut u) {
         Ok(case) => case,
         Err(_) => {
             (family.generate)(&mut Unstructured::new(&[])).unwrap_or_else(|_| family.fallback())
         }
-    }
+    };
+    consistent_alpha(&mut case);
+    case
 }

@@ -141,7 +141,7 @@ pub fn consistent_exponent(arg: Arg) -> Arg {
     }
 }
 
-/// Makes `remainder(case.args[dividend], case.args[divisor])` of a finished case one torch
+/// Makes `remainder` (or `fmod`) of `case.args[dividend]` by `case.args[divisor]` one torch
 /// computes consistently when the divisor is a tensor: where the quotient overflows float32
 /// (a float32 dividend of `3.4e38` by `0.5`), torch's vectorised loop (`a - b * floor(a / b)`)
 /// gives NaN and its scalar loop (`fmod`) the exact remainder, so the result depends on the
@@ -149,7 +149,7 @@ pub fn consistent_exponent(arg: Arg) -> Arg {
 /// (float64 quotients overflow later: this leaves out a little more than it must).
 ///
 /// ```
-/// use bcast_conformance::case::{storage_values, Arg, Case, Num};
+/// use bcast_conformance::case::{Arg, Num};
 /// use bcast_fuzzing::gen::{consistent_remainder, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
@@ -211,19 +211,22 @@ pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
 }
 
 /// A `remainder` divisor torch computes consistently. Where the quotient `a / b` overflows
-/// float64 (a dividend of `1e30` by the Python number `1e-300`), torch's vectorised loop
-/// (Sleef's `fmod`) gives NaN and its scalar loop the exact remainder, so torch's results
-/// depend on the element's position; such a divisor becomes `0.25`. Other divisors, and
-/// tensors (whose values are never that small), stay.
+/// the computation's float range (float64 where a 64-bit float takes part, else float32: a
+/// dividend of `1e30` by the Python number `1e-300`, a float32 `3.4e38` by `0.25`), torch's
+/// vectorised loop (Sleef's `fmod`) gives NaN and its scalar loop the exact remainder, so torch's results
+/// depend on the element's position; such a divisor becomes `0.25` (or, for a dividend too
+/// large even for that, `2^-120` of it). Other divisors, and tensors (see
+/// [`consistent_remainder`]), stay.
 ///
 /// ```
-/// use bcast_conformance::case::{storage_values, Arg, Case, Num};
+/// use bcast_conformance::case::{Arg, Num};
 /// use bcast_fuzzing::gen::{consistent_divisor, CaseBuilder};
 /// let b = CaseBuilder::default();
 /// let tiny = Arg::Float(Num::Float(1e-300));
 /// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(1e30)), tiny.clone()),
 ///            Arg::Float(Num::Float(0.25)));
-/// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(3.0)), tiny.clone()), tiny);
+/// let small = Arg::Float(Num::Float(1e-3));
+/// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(3.0)), small.clone()), small);
 /// ```
 pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg {
     let d = match &divisor {
@@ -236,9 +239,54 @@ pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg 
         Arg::Tensor(name) => b.largest_finite(name),
         _ => 0.0,
     };
-    if d > 0.0 && (largest / d).is_infinite() {
-        Arg::Float(Num::Float(0.25))
+    // The quotient's range: float64's where a 64-bit float takes part, else float32's (which
+    // float16 and bfloat16 compute in).
+    let wide = b.has_dtype(|d| matches!(d, DType::Float64 | DType::Complex128));
+    let limit = if wide { f64::MAX } else { f64::from(f32::MAX) };
+    let fits = |d: f64| largest / d <= limit;
+    if d > 0.0 && !fits(d) {
+        // 0.25, or for a dividend too large for that 2^-120 of it (256 for float32's largest,
+        // a value of every float dtype).
+        let d = if fits(0.25) {
+            0.25
+        } else {
+            2f64.powi(largest.log2().ceil() as i32 - 120)
+        };
+        Arg::Float(Num::Float(d))
     } else {
         divisor
+    }
+}
+
+/// Keeps `alpha * other` inside the range of a `float16`/`bfloat16` case: torch's scalar loop
+/// rounds that product to the half dtype before adding (`65504 - 2 * 65504` is `-inf`) and
+/// its vectorised loop does not (`-65504`), so with a half storage an `alpha` beyond ±1
+/// becomes ±1 (an int) or ±0.5 (a float). Every generated case passes through it.
+///
+/// ```
+/// use bcast_conformance::case::{Arg, Num};
+/// use bcast_fuzzing::gen::{consistent_alpha, CaseBuilder};
+/// use bcast_engine::DType;
+/// let mut b = CaseBuilder::default();
+/// b.literal_storage(DType::Float16, vec![Num::Float(65504.0)]);
+/// b.kwarg("alpha", Arg::Int(-2));
+/// let mut case = b.finish("torch.sub", vec![]);
+/// consistent_alpha(&mut case);
+/// assert_eq!(case.call.kwargs["alpha"], Arg::Int(-1));
+/// ```
+pub fn consistent_alpha(case: &mut Case) {
+    let half = case.storages.values().any(|s| {
+        DType::from_name(&s.dtype)
+            .is_some_and(|d| matches!(d.to_real(), DType::Float16 | DType::BFloat16))
+    });
+    if !half {
+        return;
+    }
+    match case.call.kwargs.get_mut("alpha") {
+        Some(Arg::Int(i)) if i.unsigned_abs() > 1 => *i = i.signum(),
+        Some(Arg::Float(f)) if f.to_f64().is_finite() && f.to_f64().abs() > 1.0 => {
+            *f = Num::Float(0.5f64.copysign(f.to_f64()));
+        }
+        _ => {}
     }
 }

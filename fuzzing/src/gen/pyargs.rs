@@ -250,10 +250,40 @@ pub fn pyargs_case(u: &mut Unstructured) -> GenResult<Case> {
             _ => {}
         }
     }
-    let case = b.finish(&fn_name, args);
+    let mut case = b.finish(&fn_name, args);
+    exact_alpha(&mut case);
     // A broken call that lands on a signature outside the suite's reach is not kept.
     match pyargs::check_call(&case) {
         Ok(Some(accepted)) if !expressible(&accepted.signature.text) => Ok(clean),
         _ => Ok(case),
+    }
+}
+
+/// Keeps `alpha * other` exact where a broken call passes some value as `alpha` (a float, or a
+/// 0-d tensor, which the parser takes as a number): torch rounds `a + alpha * b` once or twice
+/// by position (README, Findings; with a 0-d `other` even overflow to `inf` differs, `-inf`
+/// against NaN), so a float `alpha` that is not 0 or a power of two up to 8 becomes 2, an int
+/// beyond ±8 becomes 2, and so do such values of a tensor passed as `alpha`.
+fn exact_alpha(case: &mut Case) {
+    let exact =
+        |f: f64| f == 0.0 || (f.is_finite() && f.abs().log2().fract() == 0.0 && f.abs() <= 8.0);
+    let fix = |v: Num| match v {
+        Num::Float(f) if !exact(f) => Num::Float(2.0),
+        Num::Int(i) if i.unsigned_abs() > 8 => Num::Int(2),
+        other => other,
+    };
+    match case.call.kwargs.get_mut("alpha") {
+        Some(Arg::Float(f)) => *f = fix(*f),
+        Some(Arg::Int(i)) if i.unsigned_abs() > 8 => *i = 2,
+        Some(Arg::Tensor(name)) => {
+            let storage = case.tensors.get(name.as_str()).map(|t| t.storage.clone());
+            if let Some(values) = storage
+                .and_then(|s| case.storages.get_mut(&s))
+                .and_then(|s| s.values.as_mut())
+            {
+                values.iter_mut().for_each(|v| *v = fix(*v));
+            }
+        }
+        _ => {}
     }
 }
