@@ -141,12 +141,26 @@ pub fn consistent_exponent(arg: Arg) -> Arg {
     }
 }
 
+/// Whether a dtype makes a `remainder`/`fmod` compute in float64 (a 64-bit float takes part).
+fn is_wide(d: DType) -> bool {
+    matches!(d, DType::Float64 | DType::Complex128)
+}
+
+/// The largest quotient a `remainder`/`fmod` computes without overflow: float64's range when
+/// `wide` (see [`is_wide`]), else float32's (which float16 and bfloat16 compute in).
+fn quotient_range(wide: bool) -> f64 {
+    if wide {
+        f64::MAX
+    } else {
+        f64::from(f32::MAX)
+    }
+}
+
 /// Makes `remainder` (or `fmod`) of `case.args[dividend]` by `case.args[divisor]` one torch
-/// computes consistently when the divisor is a tensor: where the quotient overflows float32
-/// (a float32 dividend of `3.4e38` by `0.5`), torch's vectorised loop (`a - b * floor(a / b)`)
-/// gives NaN and its scalar loop (`fmod`) the exact remainder, so the result depends on the
-/// element's position; such dividends become `-2.5`. float32's range is used for every dtype
-/// (float64 quotients overflow later: this leaves out a little more than it must).
+/// computes consistently when the divisor is a tensor: where the quotient overflows (float64's
+/// range where a 64-bit float takes part, else float32's: a float32 dividend of `3.4e38` by
+/// `0.5`), torch's vectorised loop (`a - b * floor(a / b)`) gives NaN and its scalar loop (`fmod`) the exact remainder, so the result depends on the
+/// element's position; such dividends become `-2.5`.
 ///
 /// ```
 /// use bcast_conformance::case::{Arg, Num};
@@ -186,7 +200,12 @@ pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
         .into_iter()
         .filter(|v| *v > 0.0 && v.is_finite())
         .fold(f64::INFINITY, f64::min);
-    let limit = f64::from(f32::MAX) * smallest;
+    let wide = case
+        .storages
+        .values()
+        .filter_map(|s| DType::from_name(&s.dtype))
+        .any(is_wide);
+    let limit = quotient_range(wide) * smallest;
     let overflows = |v: f64| v.is_finite() && v.abs() > limit;
     match x.clone() {
         Arg::Tensor(name) => {
@@ -239,10 +258,7 @@ pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg 
         Arg::Tensor(name) => b.largest_finite(name),
         _ => 0.0,
     };
-    // The quotient's range: float64's where a 64-bit float takes part, else float32's (which
-    // float16 and bfloat16 compute in).
-    let wide = b.has_dtype(|d| matches!(d, DType::Float64 | DType::Complex128));
-    let limit = if wide { f64::MAX } else { f64::from(f32::MAX) };
+    let limit = quotient_range(b.has_dtype(is_wide));
     let fits = |d: f64| largest / d <= limit;
     if d > 0.0 && !fits(d) {
         // 0.25, or for a dividend too large for that 2^-120 of it (256 for float32's largest,
