@@ -85,15 +85,29 @@ fn threads_for(numel: usize) -> usize {
     num_threads().min(numel / MIN_PER_THREAD).max(1)
 }
 
-/// The dim a loop cuts into `pieces`: the outermost one with at least that many positions,
-/// else the longest.
-fn split_dim(shape: &[usize], pieces: usize) -> usize {
-    (0..shape.len())
+/// The dim a loop over `shape` (innermost first) cuts into up to `pieces` for `parts`
+/// threads: the outermost dim with at least `pieces` positions, else the outermost outer dim
+/// with at least [`MIN_PIECES_PER_THREAD`] per thread, else the longest. The inner dim is
+/// cut only when no outer dim will do: cutting it leaves every piece short runs of every
+/// row (at 16 threads, `(32,64,64,128) * (64,1,1)` cut its 8,192-element rows into runs of
+/// 32 and ran slower than at 4).
+fn split_dim(shape: &[usize], pieces: usize, parts: usize) -> usize {
+    let outer = 1..shape.len();
+    outer
+        .clone()
         .rev()
         .find(|&d| shape[d] >= pieces)
+        .or_else(|| {
+            outer
+                .rev()
+                .find(|&d| shape[d] >= MIN_PIECES_PER_THREAD * parts)
+        })
         .or_else(|| (0..shape.len()).max_by_key(|&d| shape[d]))
         .unwrap_or(0)
 }
+
+/// Pieces per thread an outer dim must give to be cut instead of the inner dim.
+const MIN_PIECES_PER_THREAD: usize = 4;
 
 /// Runs `kernel` over every element of `plan` (operand `k`'s storage starting at
 /// `bases[k]`). `independent` is [`independent`]'s verdict; `fresh` says the output's
@@ -125,7 +139,7 @@ pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
         return;
     }
     let wanted = (parts * PIECES_PER_THREAD).min(plan.numel() / MIN_PER_PIECE);
-    let d = split_dim(plan.shape(), wanted);
+    let d = split_dim(plan.shape(), wanted, parts);
     let n = plan.shape()[d];
     let pieces = wanted.clamp(1, n);
     let bounds = |p: usize| p * n / pieces;
@@ -182,10 +196,12 @@ mod tests {
 
     #[test]
     fn split_dims() {
-        assert_eq!(split_dim(&[3, 5_000_000], 32), 1);
-        assert_eq!(split_dim(&[8192, 64, 32], 32), 2);
-        assert_eq!(split_dim(&[1 << 24], 32), 0);
-        assert_eq!(split_dim(&[100, 4], 32), 0);
+        assert_eq!(split_dim(&[3, 5_000_000], 32, 2), 1);
+        assert_eq!(split_dim(&[8192, 64, 32], 32, 2), 2);
+        // 16 threads want 256 pieces: 64 of the middle dim, not runs of 32 of the inner.
+        assert_eq!(split_dim(&[8192, 64, 32], 256, 16), 1);
+        assert_eq!(split_dim(&[1 << 24], 32, 2), 0);
+        assert_eq!(split_dim(&[100, 4], 32, 2), 0);
         assert_eq!(threads_for(1000), 1);
     }
 }

@@ -8,6 +8,7 @@
 //! non-temporal stores ([`super::stream`]) when the caller asks for it.
 
 use super::stream::{fence, streamable, streamed};
+use crate::half::WidenSlice;
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::mem::size_of;
@@ -293,6 +294,102 @@ where
     }
 }
 
+/// Elements a widened row converts at a time (two `f32` buffers of a kilobyte each).
+const WIDE_CHUNK: usize = 256;
+
+/// A two-input loop over `float16` or `bfloat16` computed in `f32`:
+/// `out = round(g(widen(a), widen(b)))`. Contiguous rows, and rows with a stride-0 input, are
+/// converted [`WIDE_CHUNK`] elements at a time into `f32` buffers ([`WidenSlice`]: F16C where
+/// the processor has it), so the conversions and `g` vectorise; other rows, and rows whose
+/// memory overlaps other than in place, go element by element in order. Non-temporal
+/// stores are not used.
+pub(crate) struct WidenedBinary<T, G> {
+    g: G,
+    types: PhantomData<fn(T) -> T>,
+}
+
+impl<T, G> WidenedBinary<T, G> {
+    pub(crate) fn new(g: G) -> Self {
+        WidenedBinary {
+            g,
+            types: PhantomData,
+        }
+    }
+}
+
+impl<T, G> Rows<3> for WidenedBinary<T, G>
+where
+    T: WidenSlice + 'static,
+    G: Fn(f32, f32) -> f32 + Sync,
+{
+    fn itemsizes(&self) -> [usize; 3] {
+        [size_of::<T>(); 3]
+    }
+
+    #[inline(always)]
+    unsafe fn body(&self, ptr: [*mut u8; 3], rect: &Rect<3>, _stream: bool) {
+        let (g, len) = (&self.g, rect.len);
+        let apart =
+            |o: *mut T, v: *const T, step: usize| step == 0 || same(o, v) || disjoint(o, v, len);
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut T).add(r * rect.row_step[0]);
+            let x = (ptr[1] as *const T).add(r * rect.row_step[1]);
+            let y = (ptr[2] as *const T).add(r * rect.row_step[2]);
+            match rect.step {
+                [1, sx @ (0 | 1), sy @ (0 | 1)] if apart(o, x, sx) && apart(o, y, sy) => {
+                    widened_row(o, x, y, len, sx == 0, sy == 0, g)
+                }
+                [so, sx, sy] => {
+                    for i in 0..len {
+                        let (a, b) = (x.add(i * sx).read(), y.add(i * sy).read());
+                        o.add(i * so)
+                            .write(T::from_f32_one(g(a.to_f32_one(), b.to_f32_one())));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One contiguous output row of a [`WidenedBinary`], a chunk at a time; an input with
+/// `x_scalar` (`y_scalar`) is read once, before the row, as the plain loops read it.
+///
+/// # Safety
+/// As for [`Rows::rows`]; each input is the output itself, disjoint from it, or a scalar.
+#[inline(always)]
+unsafe fn widened_row<T: WidenSlice>(
+    o: *mut T,
+    x: *const T,
+    y: *const T,
+    len: usize,
+    x_scalar: bool,
+    y_scalar: bool,
+    g: &impl Fn(f32, f32) -> f32,
+) {
+    let mut xf = [0.0f32; WIDE_CHUNK];
+    let mut yf = [0.0f32; WIDE_CHUNK];
+    let (xv, yv) = (x.read().to_f32_one(), y.read().to_f32_one());
+    let mut start = 0;
+    while start < len {
+        let n = (len - start).min(WIDE_CHUNK);
+        let (xf, yf) = (&mut xf[..n], &mut yf[..n]);
+        if !x_scalar {
+            T::widen(std::slice::from_raw_parts(x.add(start), n), xf);
+        }
+        if !y_scalar {
+            T::widen(std::slice::from_raw_parts(y.add(start), n), yf);
+        }
+        match (x_scalar, y_scalar) {
+            (false, false) => xf.iter_mut().zip(&*yf).for_each(|(a, &b)| *a = g(*a, b)),
+            (false, true) => xf.iter_mut().for_each(|a| *a = g(*a, yv)),
+            (true, false) => xf.iter_mut().zip(&*yf).for_each(|(a, &b)| *a = g(xv, b)),
+            (true, true) => xf.fill(g(xv, yv)),
+        }
+        T::narrow(xf, std::slice::from_raw_parts_mut(o.add(start), n));
+        start += n;
+    }
+}
+
 /// A three-input loop: `out = f(a, b, c)`.
 pub(crate) struct Ternary<A, B, C, R, F> {
     f: F,
@@ -410,6 +507,91 @@ mod tests {
         }
     }
 
+    /// Runs `kernel` in place over `v[..len]` with its first input `v` shifted by `shift`
+    /// elements and its second the one value `scalar`.
+    fn run_shifted<T: Copy, K: Rows<3>>(
+        kernel: &K,
+        v: &mut [T],
+        shift: usize,
+        len: usize,
+        scalar: T,
+        stream: bool,
+    ) {
+        assert!(len + shift <= v.len());
+        let scalar = [scalar];
+        let base = v.as_mut_ptr();
+        // SAFETY: positions `0..len + shift` lie inside `v`.
+        unsafe {
+            let ptr = [
+                base as *mut u8,
+                base.add(shift) as *mut u8,
+                scalar.as_ptr() as *mut u8,
+            ];
+            let rect = Rect {
+                len,
+                step: [1, 1, 0],
+                rows: 1,
+                row_step: [0; 3],
+            };
+            kernel.rows(ptr, &rect, stream);
+        }
+    }
+
+    /// The widened float16 loop: every row kind against an element walk in `f32`, values
+    /// spanning subnormals to overflow (the results round to every kind of half).
+    #[test]
+    fn widened_rows_match_an_element_walk() {
+        use crate::half::Half;
+        let g = |a: f32, b: f32| a * 3.0 - b;
+        let kernel = WidenedBinary::<Half, _>::new(g);
+        let half = |i: usize, m: usize| {
+            Half::from_f32(((i % m) as f32 - 40.0) * 1.37e-6 * (1 << (i % 29)) as f32)
+        };
+        let x: Vec<Half> = (0..4000).map(|i| half(i, 97)).collect();
+        let y: Vec<Half> = (0..4000).map(|i| half(i + 5, 13)).collect();
+        for step in [[1, 1, 1], [1, 1, 0], [1, 0, 1], [1, 0, 0], [2, 1, 3]] {
+            for len in [0, 1, 7, 300, 1001] {
+                let rect = Rect {
+                    len,
+                    step,
+                    rows: 3,
+                    row_step: [len * step[0] + 1, len + 2, 5],
+                };
+                let mut out = vec![Half(0x7e00); 4 * 3 * len + 8];
+                let ptr = [
+                    out.as_mut_ptr() as *mut u8,
+                    x.as_ptr() as *mut u8,
+                    y.as_ptr() as *mut u8,
+                ];
+                // SAFETY: every position of the walk lies inside the vectors.
+                unsafe { kernel.rows(ptr, &rect, false) };
+                let mut want = vec![Half(0x7e00); out.len()];
+                for r in 0..3 {
+                    for i in 0..len {
+                        let at = |k: usize| r * rect.row_step[k] + i * step[k];
+                        want[at(0)] = Half::from_f32(g(x[at(1)].to_f32(), y[at(2)].to_f32()));
+                    }
+                }
+                let same = out.iter().zip(&want).all(|(a, b)| a.0 == b.0);
+                assert!(same, "step {step:?}, len {len}");
+            }
+        }
+        // In place, and shifted over itself (read in order, element by element).
+        for shift in [0usize, 1, 3] {
+            let mut v: Vec<Half> = (0..600).map(|i| half(i, 31)).collect();
+            let mut want = v.clone();
+            let len = 500;
+            for i in 0..len {
+                want[i] = Half::from_f32(g(want[i + shift].to_f32(), 1.0));
+            }
+            run_shifted(&kernel, &mut v, shift, len, Half::from_f32(1.0), false);
+            assert!(
+                v.iter().zip(&want).all(|(a, b)| a.0 == b.0),
+                "shift {shift}"
+            );
+        }
+    }
+
     /// An input that is the output itself is read before each write; an input that
     /// overlaps the output otherwise is read in order, as the index map reads it.
     #[test]
@@ -422,23 +604,7 @@ mod tests {
             for i in 0..len {
                 want[i] = want[i + shift] + 100;
             }
-            let hundred = [100i64];
-            let base = v.as_mut_ptr();
-            // SAFETY: positions `0..len + shift` lie inside `v`.
-            unsafe {
-                let ptr = [
-                    base as *mut u8,
-                    base.add(shift) as *mut u8,
-                    hundred.as_ptr() as *mut u8,
-                ];
-                let rect = Rect {
-                    len,
-                    step: [1, 1, 0],
-                    rows: 1,
-                    row_step: [0; 3],
-                };
-                kernel.rows(ptr, &rect, true);
-            }
+            run_shifted(&kernel, &mut v, shift, len, 100i64, true);
             assert_eq!(v, want, "shift {shift}");
         }
     }

@@ -13,8 +13,9 @@
 
 use super::access::Pinned;
 use super::exec::{execute, independent};
-use super::kernel::{Binary, Rows, Ternary, Unary};
+use super::kernel::{Binary, Rows, Ternary, Unary, WidenedBinary};
 use crate::config::{strategy, Strategy};
+use crate::half::WidenSlice;
 use crate::index_map::{broadcast_storage_index, unravel};
 use crate::iter::Plan;
 use crate::shape::{format_shape, infer_size};
@@ -111,6 +112,44 @@ pub fn map_binary<A: Element, B: Element, R: Element>(
         |k| unsafe {
             po.add(k[0])
                 .write(f(pa.add(k[1]).read(), pb.add(k[2]).read()))
+        },
+    )
+}
+
+/// Writes `g(a, b)` computed in `f32` and rounded into every element of `out`, a `float16`
+/// or `bfloat16` tensor like `a` and `b` (which broadcast to `out`'s shape): the same values
+/// as [`map_binary`] with `|x, y| T::from_f32(g(x.to_f32(), y.to_f32()))`, converted a slice
+/// at a time where [`WidenSlice::BY_SLICE`] says so (see [`WidenedBinary`]).
+///
+/// # Errors
+/// As for [`map_unary`].
+pub(crate) fn map_binary_widened<T: Element + WidenSlice>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    g: impl Fn(f32, f32) -> f32 + Sync,
+) -> Result<()> {
+    if !T::BY_SLICE {
+        return map_binary(out, a, b, move |x: T, y: T| {
+            T::from_f32_one(g(x.to_f32_one(), y.to_f32_one()))
+        });
+    }
+    let pinned = Pinned::new(out, &[a, b]);
+    let po = pinned.base::<T>(out)?;
+    let (pa, pb) = (
+        pinned.base::<T>(a)? as *const T,
+        pinned.base::<T>(b)? as *const T,
+    );
+    let kernel = WidenedBinary::<T, _>::new(&g);
+    drive(
+        [out, a, b],
+        [po as *mut u8, pa as *mut u8, pb as *mut u8],
+        &kernel,
+        // SAFETY: as in `map_unary`.
+        |k| unsafe {
+            let (x, y) = (pa.add(k[1]).read(), pb.add(k[2]).read());
+            po.add(k[0])
+                .write(T::from_f32_one(g(x.to_f32_one(), y.to_f32_one())))
         },
     )
 }

@@ -22,10 +22,11 @@ mod copy;
 mod exec;
 mod kernel;
 mod map;
-mod pool;
+pub(crate) mod pool;
 mod repeat;
 mod stream;
 mod tile;
 
 pub use copy::copy_into;
+pub(crate) use map::map_binary_widened;
 pub use map::{map_binary, map_ternary, map_unary};

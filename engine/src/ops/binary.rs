@@ -484,22 +484,20 @@ fn run_reduced_by_scalar(op: BinaryOp, iter: &Iter, dtype: DType, s: f32) -> Res
 
 /// `float16` and `bfloat16`: computed in `float32`, rounded once; `alpha` rounded to the
 /// dtype first. The op is chosen before the loop, so each loop is one plain closure.
-fn run_reduced<T: Element>(
+fn run_reduced<T: Element + crate::half::WidenSlice>(
     op: BinaryOp,
     out: &Tensor,
     a: &Tensor,
     b: &Tensor,
     alpha: Scalar,
 ) -> Result<()> {
-    fn widened<T: Element>(
+    fn widened<T: Element + crate::half::WidenSlice>(
         out: &Tensor,
         a: &Tensor,
         b: &Tensor,
         g: impl Fn(f32, f32) -> f32 + Sync,
     ) -> Result<()> {
-        map_binary(out, a, b, move |x: T, y: T| {
-            T::from_f32(g(x.cast::<f32>(), y.cast::<f32>()))
-        })
+        crate::loops::map_binary_widened::<T>(out, a, b, g)
     }
     let al = T::from_scalar(alpha).cast::<f32>();
     match op {

@@ -1,6 +1,6 @@
 //! `amax` and `amin`: the largest or smallest element, NaN winning; `bool` is any / all.
 
-use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use super::{fold_tensor, reduced_shape, reduction_mask, DimCheck, FoldWith, ReducePlan};
 use crate::shape::signed_sizes;
 use crate::shape::wrap_dim;
 use crate::{alloc, Element, Error, Result, Tensor};
@@ -9,6 +9,8 @@ use crate::{alloc, Element, Error, Result, Tensor};
 pub(crate) trait Extremum: Element {
     /// The larger (`max`) or smaller of `acc` and `v`; `acc` is kept on ties.
     fn pick(acc: Self, v: Self, max: bool) -> Self;
+    /// The value every other one replaces: the smallest for `max`, else the largest.
+    fn identity(max: bool) -> Self;
 }
 
 impl Extremum for bool {
@@ -18,6 +20,9 @@ impl Extremum for bool {
         } else {
             acc & v
         }
+    }
+    fn identity(max: bool) -> bool {
+        !max
     }
 }
 
@@ -29,17 +34,34 @@ impl Extremum for i64 {
             acc.min(v)
         }
     }
+    fn identity(max: bool) -> i64 {
+        if max {
+            i64::MIN
+        } else {
+            i64::MAX
+        }
+    }
 }
 
 macro_rules! float_extremum {
     ($t:ty) => {
         impl Extremum for $t {
+            /// A NaN `v` replaces `acc`, and a NaN `acc` is replaced only by a NaN, so a
+            /// NaN stays. Two compares and a select, so it vectorises.
+            #[inline(always)]
             fn pick(acc: $t, v: $t, max: bool) -> $t {
                 let better = if max { v > acc } else { v < acc };
-                if acc.is_nan() || !(v.is_nan() || better) {
-                    acc
-                } else {
+                if better | v.is_nan() {
                     v
+                } else {
+                    acc
+                }
+            }
+            fn identity(max: bool) -> $t {
+                if max {
+                    <$t>::NEG_INFINITY
+                } else {
+                    <$t>::INFINITY
                 }
             }
         }
@@ -102,15 +124,23 @@ fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
         // torch checks the dtype in the kernel, which an empty result never runs.
         return Tensor::zeros(&shape, x.dtype());
     }
-    let plan = ReducePlan::new(x.layout(), &mask)?;
     crate::element::dispatch_legacy!(x.dtype(), T => {
-        let values = plan.map_groups::<T, T>(x, |data, mut group| {
-            // Groups are never empty here: a size-0 reduced dim was rejected above.
-            let first = group.next().map_or(T::default(), |p| data[p]);
-            group.fold(first, |acc, p| T::pick(acc, data[p], max))
-        })?;
+        // Groups are never empty here (a size-0 reduced dim was rejected above), so the
+        // identity is always replaced or equal to the group's extremum.
+        let values = if max {
+            fold_extremum::<T, true>(x, &mask)?
+        } else {
+            fold_extremum::<T, false>(x, &mask)?
+        };
         Tensor::from_vec(values, &shape)
-    }, other => extremum_generic(x, &plan, &shape, other, max))
+    }, other => extremum_generic(x, &ReducePlan::new(x.layout(), &mask)?, &shape, other, max))
+}
+
+/// The extremum of each group, `MAX` choosing which, for the element types with their own
+/// [`Extremum`].
+fn fold_extremum<T: Extremum, const MAX: bool>(x: &Tensor, mask: &[bool]) -> crate::Result<Vec<T>> {
+    let pick = |acc: T, v: T| T::pick(acc, v, MAX);
+    fold_tensor(x, mask, &FoldWith(T::identity(MAX), pick, pick))
 }
 
 /// `amax`/`amin` of the other real dtypes, compared as `f64` (exact for them), NaN winning;

@@ -18,6 +18,7 @@ mod extrema;
 mod moments;
 mod plan;
 mod sum;
+mod walk;
 
 pub use dims::{reduced_shape, reduction_mask, DimCheck};
 pub use extrema::{amax, amin};
@@ -25,3 +26,4 @@ pub use moments::{std, var};
 pub use plan::MAX_WORK;
 pub(crate) use plan::{check_work, strided_positions, typed_slice, ReducePlan};
 pub use sum::{mean, sum};
+pub(crate) use walk::{fold_tensor, FoldWith};

@@ -56,6 +56,7 @@ impl ReducePlan {
     /// When the kept or the reduced dims hold a negative size (torch's sizes are signed; a view
     /// can have one beside a 0), or the reduction reads more than [`MAX_WORK`] elements.
     pub(crate) fn new(layout: &Layout, mask: &[bool]) -> Result<ReducePlan> {
+        Self::check(layout, mask)?;
         let pick = |reduced: bool| -> (Vec<usize>, Vec<usize>) {
             layout
                 .shape()
@@ -68,14 +69,7 @@ impl ReducePlan {
         };
         let (kept_shape, kept_strides) = pick(false);
         let (reduced_shape, reduced_strides) = pick(true);
-        let groups = numel_of(&kept_shape)?;
-        // No group, nothing to read: the reduced dims are never walked.
-        let group_len = if groups == 0 {
-            0
-        } else {
-            numel_of(&reduced_shape)?
-        };
-        check_work(groups as u128 * group_len as u128)?;
+        let groups = kept_shape.iter().product::<usize>();
         Ok(ReducePlan {
             bases: strided_positions(&kept_shape, &kept_strides, layout.offset()),
             offsets: if groups == 0 {
@@ -84,6 +78,30 @@ impl ReducePlan {
                 strided_positions(&reduced_shape, &reduced_strides, 0)
             },
         })
+    }
+
+    /// Fails as [`ReducePlan::new`] does, without listing any position.
+    ///
+    /// # Errors
+    /// As for [`ReducePlan::new`].
+    pub(crate) fn check(layout: &Layout, mask: &[bool]) -> Result<()> {
+        let sizes = |reduced: bool| -> Vec<usize> {
+            layout
+                .shape()
+                .iter()
+                .zip(mask)
+                .filter(|(_, &m)| m == reduced)
+                .map(|(&size, _)| size)
+                .collect()
+        };
+        let groups = numel_of(&sizes(false))?;
+        // No group, nothing to read: the reduced dims are never walked.
+        let group_len = if groups == 0 {
+            0
+        } else {
+            numel_of(&sizes(true))?
+        };
+        check_work(groups as u128 * group_len as u128)
     }
 
     /// The number of elements in each group.

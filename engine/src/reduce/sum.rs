@@ -1,7 +1,7 @@
 //! `sum` and `mean`: integral and bool inputs sum to `int64`; `dtype=` converts the input
 //! before summing; `mean` only takes floating dtypes.
 
-use super::{reduced_shape, reduction_mask, DimCheck, ReducePlan};
+use super::{fold_tensor, reduced_shape, reduction_mask, DimCheck, FoldWith, ReducePlan};
 use crate::element::dispatch_legacy;
 use crate::shape::signed_sizes;
 use crate::{alloc, DType, Element, Error, Result, Tensor};
@@ -15,6 +15,8 @@ pub(crate) trait SumElement: Element {
     const ZERO: Self::Acc;
     /// Adds one value.
     fn add(acc: Self::Acc, v: Self) -> Self::Acc;
+    /// Adds two partial sums.
+    fn merge(a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// The result.
     fn finish(acc: Self::Acc) -> Self;
 }
@@ -24,6 +26,9 @@ impl SumElement for bool {
     const ZERO: bool = false;
     fn add(acc: bool, v: bool) -> bool {
         acc | v
+    }
+    fn merge(a: bool, b: bool) -> bool {
+        a | b
     }
     fn finish(acc: bool) -> bool {
         acc
@@ -36,6 +41,9 @@ impl SumElement for i64 {
     fn add(acc: i64, v: i64) -> i64 {
         acc.wrapping_add(v)
     }
+    fn merge(a: i64, b: i64) -> i64 {
+        a.wrapping_add(b)
+    }
     fn finish(acc: i64) -> i64 {
         acc
     }
@@ -47,6 +55,9 @@ impl SumElement for f32 {
     fn add(acc: f64, v: f32) -> f64 {
         acc + v as f64
     }
+    fn merge(a: f64, b: f64) -> f64 {
+        a + b
+    }
     fn finish(acc: f64) -> f32 {
         acc as f32
     }
@@ -57,6 +68,9 @@ impl SumElement for f64 {
     const ZERO: f64 = 0.0;
     fn add(acc: f64, v: f64) -> f64 {
         acc + v
+    }
+    fn merge(a: f64, b: f64) -> f64 {
+        a + b
     }
     fn finish(acc: f64) -> f64 {
         acc
@@ -89,8 +103,8 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
     let shape = reduced_shape(x.shape(), &mask, keepdim);
     // torch allocates the result (`empty`) before reducing; the engine checks the same.
     alloc::check_empty(&signed_sizes(&shape), out)?;
-    let plan = ReducePlan::new(x.layout(), &mask)?;
     if !legacy(x.dtype()) || !legacy(out) {
+        ReducePlan::check(x.layout(), &mask)?;
         // The input cast to the result dtype, then summed (see `generic_total`).
         let xs = if x.dtype() == out {
             x.clone()
@@ -106,10 +120,12 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
         });
     }
     dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
-        let values = plan
-            .fold_groups::<T, <U as SumElement>::Acc>(x, <U as SumElement>::ZERO, |acc, v| {
-                <U as SumElement>::add(acc, v.cast::<U>())
-            })?
+        let fold = FoldWith(
+            <U as SumElement>::ZERO,
+            |acc, v: T| <U as SumElement>::add(acc, v.cast::<U>()),
+            <U as SumElement>::merge,
+        );
+        let values = fold_tensor(x, &mask, &fold)?
             .into_iter()
             .map(<U as SumElement>::finish)
             .collect();
@@ -147,8 +163,14 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
     let shape = reduced_shape(x.shape(), &mask, keepdim);
     alloc::check_empty(&signed_sizes(&shape), out)?;
-    let plan = ReducePlan::new(x.layout(), &mask)?;
-    let count = plan.group_len() as f64;
+    ReducePlan::check(x.layout(), &mask)?;
+    let count = x
+        .shape()
+        .iter()
+        .zip(&mask)
+        .filter(|(_, &m)| m)
+        .map(|(&s, _)| s as f64)
+        .product::<f64>();
     if matches!(out, DType::Float16 | DType::BFloat16) {
         // torch's mean_out, "for accuracy reasons": the input cast to float32 (not to the half
         // dtype, whose range it may exceed), summed, divided, then cast to the half dtype.
@@ -178,10 +200,19 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         });
     }
     dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
-        let values = plan
-            .fold_groups::<T, f64>(x, 0.0, |acc, v| acc + v.cast::<U>().cast::<f64>())?
+        let fold = FoldWith(0.0, |acc, v: T| acc + v.cast::<U>().cast::<f64>(), |a, b| a + b);
+        let values = fold_tensor(x, &mask, &fold)?
             .into_iter()
-            .map(|total| U::from_f64(total / count))
+            .map(|total| {
+                // torch's mean_out: the sum in the result dtype (a float32 sum past its
+                // range is infinite), then divided in that dtype.
+                let sum = U::from_f64(total);
+                if U::DTYPE == DType::Float32 {
+                    U::from_f32(sum.cast::<f32>() / count as f32)
+                } else {
+                    U::from_f64(sum.cast::<f64>() / count)
+                }
+            })
             .collect();
         Tensor::from_vec(values, &shape)
     }, other => Err(Error::unsupported_dtype("mean", other))),

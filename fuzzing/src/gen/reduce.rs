@@ -8,9 +8,8 @@ use super::tolerance::{float_tolerance, sum_tolerance};
 use super::{random_shape, CaseBuilder, GenResult, ShapeLimits, ViewKind, ViewSpec};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case, Num};
-use bcast_engine::index_map::storage_indices;
 use bcast_engine::layout::contiguous_strides;
-use bcast_engine::{DType, Layout};
+use bcast_engine::DType;
 
 const OPS: [&str; 6] = ["sum", "mean", "amax", "amin", "var", "std"];
 
@@ -114,6 +113,7 @@ pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
         }
     }
     if op == "sum" || op == "mean" {
+        consistent_sum_input(&mut b, &x, &dtypes);
         sum_tolerance(&mut b, &dtypes);
     } else {
         float_tolerance(&mut b, &dtypes);
@@ -123,42 +123,49 @@ pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
     Ok(b.finish(&format!("{prefix}.{op}"), args))
 }
 
-/// Makes a `var`/`std` input one torch computes consistently. Where every finite value the
-/// view reads is one huge number (`1e30`), torch's result hangs on the rounding of its mean, and
-/// so on its summation order and the layout (float32: 0 or inf; float64: 0 or about 1e28);
-/// such values become -2.5, whose sums are exact.
+/// Makes a `sum`/`mean` input one torch computes consistently. torch sums float32,
+/// bfloat16 and complex64 in float32 (float64 in float64) in a cascade whose order follows
+/// the layout and the vector width: two values near the top of that range overflow to inf or
+/// not depending on which partial sums meet (`max + max - inf` is NaN in one order and -inf
+/// in another; the engine sums float32 in float64). Such huge values become -2.5.
+fn consistent_sum_input(b: &mut CaseBuilder, x: &str, dtypes: &[DType]) {
+    let narrow = dtypes.iter().any(|d| {
+        matches!(
+            d,
+            DType::Float32 | DType::BFloat16 | DType::Float16 | DType::Complex64
+        )
+    });
+    replace_huge(b, x, if narrow { 1e37 } else { 1e307 });
+}
+
+/// Makes a `var`/`std` input one torch computes consistently. With a huge value among the
+/// elements (1e15 and beyond), torch's result hangs on the rounding of its mean, and so on
+/// its summation order and the layout (float32 `var` of one value repeated: 0 or inf; float64:
+/// 0 or about 1e28; bfloat16 `std` of the largest value twice: 0 or inf); such values become
+/// -2.5, whose sums are exact.
 fn consistent_moment_input(b: &mut CaseBuilder, x: &str) {
-    let Some(t) = b.tensor_spec(x).cloned() else {
+    replace_huge(b, x, 1e15);
+}
+
+/// Replaces every finite value (or complex part) of at least `huge` in magnitude in the
+/// storage of tensor `x` by -2.5; infinities and NaN stay (sums of them do not depend on the
+/// order).
+fn replace_huge(b: &mut CaseBuilder, x: &str, huge: f64) {
+    let Some(storage) = b.tensor_spec(x).map(|t| t.storage.clone()) else {
         return;
     };
-    // Integer inputs are refused by var/std whatever their values.
-    let Some(values) = b
-        .storage_spec(&t.storage)
-        .filter(|s| s.dtype.starts_with("float") || s.dtype == "bfloat16")
-        .and_then(|s| s.values.clone())
-    else {
-        return;
+    let tame = |v: f64| {
+        if v.is_finite() && v.abs() >= huge {
+            -2.5
+        } else {
+            v
+        }
     };
-    let Ok(layout) = Layout::new(t.shape.clone(), t.strides.clone(), t.offset) else {
-        return;
-    };
-    let mut finite = storage_indices(&layout)
-        .into_iter()
-        .filter_map(|i| values.get(i).map(|v| v.to_f64()))
-        .filter(|v| v.is_finite());
-    let Some(first) = finite.next() else { return };
-    if first.abs() >= 1e15 && finite.all(|v| v == first) {
-        b.map_values(&t.storage, |v| {
-            if v.to_f64() == first {
-                match v {
-                    Num::Complex(_, im) => Num::Complex(-2.5, im),
-                    _ => Num::Float(-2.5),
-                }
-            } else {
-                v
-            }
-        });
-    }
+    b.map_values(&storage, |v| match v {
+        Num::Float(f) => Num::Float(tame(f)),
+        Num::Complex(re, im) => Num::Complex(tame(re), tame(im)),
+        other => other,
+    });
 }
 
 /// The argument forms of `var`/`std`: `(x)`, `(x, unbiased)`, `(x, dim, unbiased[, keepdim])`

@@ -1,0 +1,566 @@
+//! The fast walk of a reduction, after TensorIterator's reduce: the input's dims sorted by
+//! stride and coalesced, an outer odometer over rows, and a contiguous inner row that is
+//! either reduced (folded into one accumulator in 16 independent lanes, so the compiler
+//! vectorises it) or kept (folded element by element into a row of accumulators, so a
+//! reduction over an outer dim reads memory in order). Large walks are cut into pieces that
+//! depend on the shape only, never on the thread count: pieces that would share a result
+//! element fold into private partial accumulators, merged in piece order afterwards, so the
+//! result is the same on any number of threads.
+//!
+//! The order of the additions differs from the element order of [`super::ReducePlan`], so
+//! only these reductions use it: integer and bool sums and extrema (exact in any order),
+//! float32 sums in `f64` (far wider than the input), and float64 sums, where torch's own
+//! cascade order is not the element order either (float sums are compared within a
+//! tolerance).
+
+use super::plan::{typed_slice, ReducePlan, MAX_WORK};
+use crate::config::num_threads;
+use crate::loops::pool;
+use crate::{Element, Layout, Result, Tensor};
+
+/// Elements per piece at least (a piece is the unit threads take).
+const MIN_PER_PIECE: usize = 1 << 15;
+
+/// Pieces at most.
+const MAX_PIECES: usize = 64;
+
+/// Elements a walk must have before helper threads are woken.
+const MIN_FOR_THREADS: usize = 1 << 18;
+
+/// A cut inner row is at least this long.
+const MIN_SEGMENT: usize = 4096;
+
+/// Partial accumulators a walk may allocate at most (all pieces together).
+const MAX_PARTIALS: usize = 1 << 22;
+
+/// Independent accumulators per reduced row.
+const LANES: usize = 16;
+
+/// One dim of the walk: its size, the input's and the result's stride (0 where reduced).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Dim {
+    size: usize,
+    input: usize,
+    output: usize,
+    reduced: bool,
+}
+
+/// How a reduction folds elements of `T`: from `identity`, `step` adds one element, `merge`
+/// joins two accumulators (the later one second). `identity` must leave either side of
+/// `merge` unchanged.
+pub(crate) trait Fold<T>: Sync {
+    /// The accumulator.
+    type Acc: Copy + Send + Sync;
+    /// The fold of no elements.
+    fn identity(&self) -> Self::Acc;
+    /// One more element.
+    fn step(&self, acc: Self::Acc, v: T) -> Self::Acc;
+    /// Two folds of consecutive runs, `a` before `b`.
+    fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+}
+
+/// A [`Fold`] from three values: `FoldWith(identity, step, merge)`.
+pub(crate) struct FoldWith<A, S, M>(pub(crate) A, pub(crate) S, pub(crate) M);
+
+impl<T, A, S, M> Fold<T> for FoldWith<A, S, M>
+where
+    A: Copy + Send + Sync,
+    S: Fn(A, T) -> A + Sync,
+    M: Fn(A, A) -> A + Sync,
+{
+    type Acc = A;
+    #[inline(always)]
+    fn identity(&self) -> A {
+        self.0
+    }
+    #[inline(always)]
+    fn step(&self, acc: A, v: T) -> A {
+        (self.1)(acc, v)
+    }
+    #[inline(always)]
+    fn merge(&self, a: A, b: A) -> A {
+        (self.2)(a, b)
+    }
+}
+
+/// Folds each group of `x` (read as `T`) with `fold`, one accumulator per result element in
+/// row-major order: by the fast [`ReduceWalk`] where it applies, else group by group in
+/// element order ([`ReducePlan::fold_groups`]).
+///
+/// # Errors
+/// As for [`ReducePlan::new`], or when `T` is not `x`'s element type.
+pub(crate) fn fold_tensor<T: Element + Sync, F: Fold<T>>(
+    x: &Tensor,
+    mask: &[bool],
+    fold: &F,
+) -> Result<Vec<F::Acc>> {
+    if let Some(walk) = ReduceWalk::new(x.layout(), mask) {
+        let buffer = x.storage().read();
+        return Ok(walk.fold(typed_slice::<T>(&buffer)?, fold));
+    }
+    ReducePlan::new(x.layout(), mask)?.fold_groups(x, fold.identity(), |a, v| fold.step(a, v))
+}
+
+/// A reduction's walk over rows whose inner dim is contiguous in the input.
+///
+/// ```text
+/// (4096, 1024).sum(0): outer [4096 reduced, input stride 1024], inner [1024 kept, stride 1]
+/// (4096, 1024).sum(): one reduced row of 4,194,304 elements, cut into 64 segments
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ReduceWalk {
+    /// The outer dims, outermost first.
+    outer: Vec<Dim>,
+    /// The innermost dim, input stride 1.
+    inner: Dim,
+    /// The storage position of the first element.
+    base: usize,
+    /// Result elements (row-major over the kept dims, in their order).
+    out_len: usize,
+}
+
+impl ReduceWalk {
+    /// The walk reducing the dims of `layout` marked in `mask` into a row-major result, or
+    /// `None` when it has no element, more than [`MAX_WORK`] of them, or no dim with input
+    /// stride 1 to run its rows along (then [`super::ReducePlan`] walks it).
+    pub(crate) fn new(layout: &Layout, mask: &[bool]) -> Option<ReduceWalk> {
+        let (shape, strides) = (layout.shape(), layout.strides());
+        let numel = shape
+            .iter()
+            .try_fold(1usize, |n, &s| n.checked_mul(s))
+            .filter(|&n| n > 0 && n as u128 <= MAX_WORK)?;
+        // The result's strides: row-major over the kept dims in their order.
+        let mut output = vec![0; shape.len()];
+        let mut out_len = 1usize;
+        for d in (0..shape.len()).rev() {
+            if !mask[d] {
+                output[d] = out_len;
+                out_len *= shape[d];
+            }
+        }
+        let mut dims: Vec<Dim> = (0..shape.len())
+            .filter(|&d| shape[d] != 1)
+            .map(|d| Dim {
+                size: shape[d],
+                input: strides[d],
+                output: output[d],
+                reduced: mask[d],
+            })
+            .collect();
+        // Outermost first: the largest input stride, an expanded (stride 0) dim before all.
+        dims.sort_by_key(|d| std::cmp::Reverse(if d.input == 0 { usize::MAX } else { d.input }));
+        let mut merged: Vec<Dim> = Vec::with_capacity(dims.len());
+        for d in dims {
+            match merged.last_mut() {
+                Some(o)
+                    if o.reduced == d.reduced
+                        && d.input.checked_mul(d.size) == Some(o.input)
+                        && d.output * d.size == o.output =>
+                {
+                    o.size *= d.size;
+                    o.input = d.input;
+                    o.output = d.output;
+                }
+                _ => merged.push(d),
+            }
+        }
+        let inner = merged.pop().unwrap_or(Dim {
+            size: 1,
+            input: 1,
+            output: 0,
+            reduced: true,
+        });
+        debug_assert_eq!(
+            numel,
+            inner.size * merged.iter().map(|d| d.size).product::<usize>()
+        );
+        (inner.input == 1).then(|| ReduceWalk {
+            outer: merged,
+            inner,
+            base: layout.offset(),
+            out_len,
+        })
+    }
+
+    /// Folds every group of `data` (the input's storage) with `fold` and returns one
+    /// accumulator per result element, in row-major order. The same value on any number of
+    /// threads.
+    ///
+    /// # Panics
+    /// When the walk reaches outside `data` (the layout was not `data`'s).
+    pub(crate) fn fold<T: Copy + Sync, F: Fold<T>>(&self, data: &[T], fold: &F) -> Vec<F::Acc> {
+        let rows: usize = self.outer.iter().map(|d| d.size).product();
+        let len = self.inner.size;
+        let numel = rows * len;
+        let wanted = (numel / MIN_PER_PIECE).clamp(1, MAX_PIECES);
+        let segments = if len >= 2 * MIN_SEGMENT {
+            wanted.min(len / MIN_SEGMENT)
+        } else {
+            1
+        };
+        let mut chunks = wanted.div_ceil(segments).min(rows);
+        let outer_reduced = self.outer.iter().any(|d| d.reduced);
+        let shares =
+            |chunks: usize| (chunks > 1 && outer_reduced) || (segments > 1 && self.inner.reduced);
+        while shares(chunks) && chunks * segments * self.out_len > MAX_PARTIALS && chunks > 1 {
+            chunks /= 2;
+        }
+        let pieces = chunks * segments;
+        let private = shares(chunks) && pieces * self.out_len <= MAX_PARTIALS;
+        let (pieces, chunks, segments) = if shares(chunks) && !private {
+            (1, 1, 1)
+        } else {
+            (pieces, chunks, segments)
+        };
+        let identity = fold.identity();
+        let mut result = vec![identity; self.out_len];
+        let mut partials = if private {
+            vec![identity; pieces * self.out_len]
+        } else {
+            Vec::new()
+        };
+        let shared = SyncPtr(result.as_mut_ptr());
+        let own = SyncPtr(partials.as_mut_ptr());
+        let run = |p: usize| {
+            let (c, s) = (p / segments, p % segments);
+            let piece = Piece {
+                rows: (c * rows / chunks, (c + 1) * rows / chunks),
+                cols: (s * len / segments, (s + 1) * len / segments),
+            };
+            let acc = if private {
+                // SAFETY: piece `p` alone uses partials `p * out_len ..`, inside the vector.
+                unsafe { own.get().add(p * self.out_len) }
+            } else {
+                shared.get()
+            };
+            // SAFETY: `acc` has `out_len` accumulators; pieces writing to `result` write
+            // disjoint elements of it (`shares` is false: each reduced row or kept element
+            // belongs to one piece).
+            unsafe { run_piece(self, data, fold, piece, acc) };
+        };
+        let helpers = if numel >= MIN_FOR_THREADS {
+            num_threads().min(pieces) - 1
+        } else {
+            0
+        };
+        pool::run_pieces(pieces, helpers, &run);
+        if private {
+            for part in partials.chunks_exact(self.out_len) {
+                for (r, &v) in result.iter_mut().zip(part) {
+                    *r = fold.merge(*r, v);
+                }
+            }
+        }
+        result
+    }
+}
+
+/// A pointer shared with the pieces of a walk, each using its own elements.
+#[derive(Clone, Copy)]
+struct SyncPtr<A>(*mut A);
+// SAFETY: pieces write disjoint elements (see `ReduceWalk::fold`).
+unsafe impl<A: Send> Send for SyncPtr<A> {}
+unsafe impl<A: Send> Sync for SyncPtr<A> {}
+
+impl<A> SyncPtr<A> {
+    /// The pointer (a method, so closures capture the whole `SyncPtr`).
+    fn get(self) -> *mut A {
+        self.0
+    }
+}
+
+/// The rows (flat outer positions) and inner columns one piece folds.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    rows: (usize, usize),
+    cols: (usize, usize),
+}
+
+/// Folds one piece into the accumulators at `acc`, compiled for AVX2 where the processor has
+/// it (the same operations in the same order, so the same values).
+///
+/// # Safety
+/// `acc` points to `walk.out_len` accumulators that no other thread uses meanwhile at the
+/// positions this piece reaches.
+unsafe fn run_piece<T: Copy, F: Fold<T>>(
+    walk: &ReduceWalk,
+    data: &[T],
+    fold: &F,
+    piece: Piece,
+    acc: *mut F::Acc,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return piece_avx2(walk, data, fold, piece, acc);
+    }
+    piece_body(walk, data, fold, piece, acc)
+}
+
+/// [`piece_body`] compiled for AVX2.
+///
+/// # Safety
+/// As for [`run_piece`], on a processor with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn piece_avx2<T: Copy, F: Fold<T>>(
+    walk: &ReduceWalk,
+    data: &[T],
+    fold: &F,
+    piece: Piece,
+    acc: *mut F::Acc,
+) {
+    piece_body(walk, data, fold, piece, acc)
+}
+
+/// # Safety
+/// As for [`run_piece`].
+#[inline(always)]
+unsafe fn piece_body<T: Copy, F: Fold<T>>(
+    walk: &ReduceWalk,
+    data: &[T],
+    fold: &F,
+    piece: Piece,
+    acc: *mut F::Acc,
+) {
+    let outer = &walk.outer;
+    let (first, end) = piece.rows;
+    let (c0, c1) = piece.cols;
+    // The odometer at the piece's first row.
+    let mut index = vec![0usize; outer.len()];
+    let (mut input, mut output) = (walk.base + c0, c0 * walk.inner.output);
+    let mut rest = first;
+    for d in (0..outer.len()).rev() {
+        index[d] = rest % outer[d].size;
+        rest /= outer[d].size;
+        input += index[d] * outer[d].input;
+        output += index[d] * outer[d].output;
+    }
+    let inner = walk.inner;
+    let len = c1 - c0;
+    // Kept contiguous rows wait here, a batch at a time, to be folded a block of columns
+    // at a time (see `fold_rows_into`).
+    let mut batch: Vec<(usize, usize)> = Vec::new();
+    for _ in first..end {
+        let row = &data[input..input + len];
+        if inner.reduced {
+            let a = acc.add(output);
+            a.write(fold_row(fold, a.read(), row));
+        } else if inner.output == 1 {
+            batch.push((input, output));
+            if batch.len() == BATCH {
+                fold_rows_into(fold, data, &batch, len, acc);
+                batch.clear();
+            }
+        } else {
+            for (j, &v) in row.iter().enumerate() {
+                let a = acc.add(output + j * inner.output);
+                a.write(fold.step(a.read(), v));
+            }
+        }
+        for d in (0..outer.len()).rev() {
+            index[d] += 1;
+            input += outer[d].input;
+            output += outer[d].output;
+            if index[d] < outer[d].size {
+                break;
+            }
+            input -= outer[d].input * outer[d].size;
+            output -= outer[d].output * outer[d].size;
+            index[d] = 0;
+        }
+    }
+    fold_rows_into(fold, data, &batch, len, acc);
+}
+
+/// Rows a piece collects before folding them into their accumulators.
+const BATCH: usize = 256;
+
+/// Rows folded together into one row of accumulators.
+const ROWS_AT_ONCE: usize = 4;
+
+/// Folds the rows of `len` elements at storage positions `rows[i].0` into the accumulators
+/// at `acc + rows[i].1 ..`, each accumulator taking its column's elements in row order.
+/// Consecutive rows with the same accumulators are folded [`ROWS_AT_ONCE`] at a time, so
+/// each accumulator is loaded and stored once for them (and the stored value is never a
+/// select of the loaded one, which compilers turn into a masked store, slow on some
+/// processors).
+///
+/// # Safety
+/// As for [`run_piece`].
+#[inline(always)]
+unsafe fn fold_rows_into<T: Copy, F: Fold<T>>(
+    fold: &F,
+    data: &[T],
+    rows: &[(usize, usize)],
+    len: usize,
+    acc: *mut F::Acc,
+) {
+    for group in rows.chunk_by(|a, b| a.1 == b.1) {
+        let accs = std::slice::from_raw_parts_mut(acc.add(group[0].1), len);
+        let mut quads = group.chunks_exact(ROWS_AT_ONCE);
+        for quad in &mut quads {
+            let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|k| &data[quad[k].0..quad[k].0 + len]);
+            for ((((a, &v0), &v1), &v2), &v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
+                *a = fold.step(fold.step(fold.step(fold.step(*a, v0), v1), v2), v3);
+            }
+        }
+        for &(input, _) in quads.remainder() {
+            for (a, &v) in accs.iter_mut().zip(&data[input..input + len]) {
+                *a = fold.step(*a, v);
+            }
+        }
+    }
+}
+
+/// `acc` followed by the fold of `row`: in [`LANES`] interleaved accumulators merged in
+/// order, then the tail element by element.
+#[inline(always)]
+fn fold_row<T: Copy, F: Fold<T>>(fold: &F, acc: F::Acc, row: &[T]) -> F::Acc {
+    if row.len() < 2 * LANES {
+        return row.iter().fold(acc, |a, &v| fold.step(a, v));
+    }
+    let mut lanes = [fold.identity(); LANES];
+    let mut chunks = row.chunks_exact(LANES);
+    for chunk in &mut chunks {
+        for (l, &v) in lanes.iter_mut().zip(chunk) {
+            *l = fold.step(*l, v);
+        }
+    }
+    let total = lanes.iter().fold(acc, |a, &l| fold.merge(a, l));
+    chunks
+        .remainder()
+        .iter()
+        .fold(total, |a, &v| fold.step(a, v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk(shape: &[usize], strides: &[usize], mask: &[bool]) -> ReduceWalk {
+        let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0).unwrap();
+        ReduceWalk::new(&layout, mask).unwrap()
+    }
+
+    /// The sum of each group, by the index map: the oracle.
+    fn naive(shape: &[usize], strides: &[usize], mask: &[bool], data: &[i64]) -> Vec<i64> {
+        let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0).unwrap();
+        let plan = super::super::ReducePlan::new(&layout, mask).unwrap();
+        (0..plan.bases.len())
+            .map(|g| plan.group(g).map(|p| data[p]).sum())
+            .collect()
+    }
+
+    fn sums(w: &ReduceWalk, data: &[i64]) -> Vec<i64> {
+        w.fold(
+            data,
+            &FoldWith(0i64, |a: i64, v: i64| a + v, |a: i64, b: i64| a + b),
+        )
+    }
+
+    #[test]
+    fn dims_sort_and_coalesce() {
+        let w = walk(&[4096, 1024], &[1024, 1], &[true, false]);
+        assert_eq!(w.outer.len(), 1);
+        assert_eq!(
+            (w.inner.size, w.inner.reduced, w.out_len),
+            (1024, false, 1024)
+        );
+        let all = walk(&[8, 16, 32], &[512, 32, 1], &[true, true, true]);
+        assert!(all.outer.is_empty());
+        assert_eq!((all.inner.size, all.out_len), (4096, 1));
+        // Reducing the middle dim of a contiguous tensor: nothing coalesces.
+        assert_eq!(
+            walk(&[8, 16, 32], &[512, 32, 1], &[false, true, false])
+                .outer
+                .len(),
+            2
+        );
+        // A transposed input runs its rows along the input's contiguous dim.
+        let t = walk(&[32, 8], &[1, 32], &[true, false]);
+        assert_eq!((t.inner.size, t.inner.reduced), (32, true));
+        // No contiguous dim: the plan walks it.
+        let strided = Layout::new(vec![4, 4], vec![8, 2], 0).unwrap();
+        assert!(ReduceWalk::new(&strided, &[false, true]).is_none());
+    }
+
+    #[test]
+    fn every_layout_and_cut_matches_the_index_map() {
+        // (shape, strides, storage length): contiguous, transposed, expanded, a gap per row,
+        // and walks long enough to be cut into pieces with and without partials.
+        let cases: &[(&[usize], &[usize], usize)] = &[
+            (&[6, 5, 4], &[20, 4, 1], 120),
+            (&[5, 6], &[1, 5], 30),
+            (&[3, 7, 5], &[0, 5, 1], 35),
+            (&[9, 13], &[16, 1], 144),
+            (&[300, 1100], &[1100, 1], 330_000),
+            (&[3, 90_001], &[90_001, 1], 270_003),
+            (&[70, 40, 130], &[5200, 130, 1], 364_000),
+            (&[130, 70, 40], &[1, 5200, 130], 364_000),
+        ];
+        let mut walked = 0;
+        for &(shape, strides, len) in cases {
+            let data: Vec<i64> = (0..len as i64).map(|i| (i * 7919) % 1013 - 500).collect();
+            for bits in 0..(1u32 << shape.len()) {
+                let mask: Vec<bool> = (0..shape.len()).map(|d| bits >> d & 1 == 1).collect();
+                let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0).unwrap();
+                let Some(w) = ReduceWalk::new(&layout, &mask) else {
+                    continue;
+                };
+                walked += 1;
+                let want = naive(shape, strides, &mask, &data);
+                for threads in [1, 3] {
+                    crate::config::set_num_threads(threads);
+                    assert_eq!(sums(&w, &data), want, "{shape:?} {strides:?} {mask:?}");
+                }
+                crate::config::set_num_threads(0);
+            }
+        }
+        // Every case but the fully strided ones has a contiguous dim.
+        assert_eq!(walked, 8 + 4 + 8 + 4 + 4 + 4 + 8 + 8);
+    }
+
+    #[test]
+    fn extrema_keep_nan_in_every_lane_and_piece() {
+        use super::super::extrema::Extremum;
+        // Rows kept (a reduction over dim 0) and reduced (dim 1), long enough to be cut.
+        let (rows, cols) = (300, 1100);
+        for nan_at in [0, 17, 1099, 150 * 1100 + 5, 300 * 1100 - 1] {
+            let mut data: Vec<f32> = (0..rows * cols).map(|i| (i % 977) as f32 - 400.0).collect();
+            data[nan_at] = f32::NAN;
+            for (dim, mask) in [(0, [true, false]), (1, [false, true])] {
+                let w = walk(&[rows, cols], &[cols, 1], &mask);
+                let pick = |a: f32, v: f32| f32::pick(a, v, true);
+                let got = w.fold(&data, &FoldWith(f32::NEG_INFINITY, pick, pick));
+                let plan = super::super::ReducePlan::new(
+                    &Layout::new(vec![rows, cols], vec![cols, 1], 0).unwrap(),
+                    &mask,
+                )
+                .unwrap();
+                for (g, &value) in got.iter().enumerate() {
+                    let want = plan.group(g).map(|p| data[p]).fold(f32::NEG_INFINITY, pick);
+                    assert!(
+                        value == want || (value.is_nan() && want.is_nan()),
+                        "dim {dim}, NaN at {nan_at}, group {g}: {value} against {want}"
+                    );
+                }
+                let nans = got.iter().filter(|v| v.is_nan()).count();
+                assert_eq!(nans, 1, "dim {dim}, NaN at {nan_at}");
+            }
+        }
+    }
+
+    #[test]
+    fn float_sums_are_the_same_on_any_number_of_threads() {
+        let data: Vec<f64> = (0..600_000).map(|i| 1.0 / (1.0 + i as f64)).collect();
+        let w = walk(&[600_000], &[1], &[true]);
+        let f = FoldWith(0.0f64, |a: f64, v: f64| a + v, |a: f64, b: f64| a + b);
+        crate::config::set_num_threads(1);
+        let one = w.fold(&data, &f);
+        crate::config::set_num_threads(2);
+        let two = w.fold(&data, &f);
+        crate::config::set_num_threads(0);
+        assert_eq!(one[0].to_bits(), two[0].to_bits());
+        assert!((one[0] - data.iter().sum::<f64>()).abs() < 1e-9);
+    }
+}
