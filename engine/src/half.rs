@@ -202,15 +202,11 @@ impl PartialOrd for BFloat16 {
 /// (`vcvtph2ps`, and `vcvtps2ph` rounding to nearest even), else element by element. The
 /// values are those of [`Half::to_f32`] and [`Half::from_f32`]; only a NaN's payload may
 /// differ (F16C keeps the payload's high bits where `from_f32` writes `0x7e00`).
-pub(crate) trait WidenSlice: Copy {
+pub(crate) trait WidenSlice: crate::Element {
     /// Whether loops should convert a slice at a time. Not for `bfloat16`, whose conversions
     /// are a shift and a rounding add that the element loop vectorises in registers (its
     /// `(4096,1024) + (1024,)` out= took 0.76 ms that way and 1.21 ms through buffers).
     const BY_SLICE: bool;
-    /// One value as `f32`.
-    fn to_f32_one(self) -> f32;
-    /// One value rounded from `f32`.
-    fn from_f32_one(v: f32) -> Self;
     /// `dst[i] = src[i]` as `f32`, for every `i` of the shorter slice.
     fn widen(src: &[Self], dst: &mut [f32]);
     /// `dst[i] = src[i]` rounded to this type, for every `i` of the shorter slice.
@@ -219,14 +215,6 @@ pub(crate) trait WidenSlice: Copy {
 
 impl WidenSlice for BFloat16 {
     const BY_SLICE: bool = false;
-    #[inline(always)]
-    fn to_f32_one(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline(always)]
-    fn from_f32_one(v: f32) -> BFloat16 {
-        BFloat16::from_f32(v)
-    }
     fn widen(src: &[BFloat16], dst: &mut [f32]) {
         for (d, s) in dst.iter_mut().zip(src) {
             *d = s.to_f32();
@@ -241,14 +229,6 @@ impl WidenSlice for BFloat16 {
 
 impl WidenSlice for Half {
     const BY_SLICE: bool = true;
-    #[inline(always)]
-    fn to_f32_one(self) -> f32 {
-        self.to_f32()
-    }
-    #[inline(always)]
-    fn from_f32_one(v: f32) -> Half {
-        Half::from_f32(v)
-    }
     fn widen(src: &[Half], dst: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("f16c") {

@@ -319,7 +319,7 @@ impl<T, G> WidenedBinary<T, G> {
 
 impl<T, G> Rows<3> for WidenedBinary<T, G>
 where
-    T: WidenSlice + 'static,
+    T: WidenSlice,
     G: Fn(f32, f32) -> f32 + Sync,
 {
     fn itemsizes(&self) -> [usize; 3] {
@@ -343,7 +343,7 @@ where
                     for i in 0..len {
                         let (a, b) = (x.add(i * sx).read(), y.add(i * sy).read());
                         o.add(i * so)
-                            .write(T::from_f32_one(g(a.to_f32_one(), b.to_f32_one())));
+                            .write(T::from_f32(g(a.cast::<f32>(), b.cast::<f32>())));
                     }
                 }
             }
@@ -368,7 +368,9 @@ unsafe fn widened_row<T: WidenSlice>(
 ) {
     let mut xf = [0.0f32; WIDE_CHUNK];
     let mut yf = [0.0f32; WIDE_CHUNK];
-    let (xv, yv) = (x.read().to_f32_one(), y.read().to_f32_one());
+    // Only a scalar input is read here: a row's other inputs are read chunk by chunk.
+    let scalar = |v: *const T, is: bool| if is { v.read().cast::<f32>() } else { 0.0 };
+    let (xv, yv) = (scalar(x, x_scalar), scalar(y, y_scalar));
     let mut start = 0;
     while start < len {
         let n = (len - start).min(WIDE_CHUNK);
@@ -464,26 +466,30 @@ where
 mod tests {
     use super::*;
 
-    /// Every fast row (contiguous, stride-0 inputs, in place, streamed) against the same
-    /// walk written out element by element.
-    #[test]
-    fn rows_match_an_element_walk() {
-        let f = |a: f32, b: f32| a * 3.0 - b;
-        let kernel = Binary::new(f);
-        let x: Vec<f32> = (0..4000).map(|i| (i % 97) as f32 - 40.0).collect();
-        let y: Vec<f32> = (0..4000).map(|i| (i % 13) as f32 * 0.25).collect();
-        for (step, stream) in [[1, 1, 1], [1, 1, 0], [1, 0, 1], [1, 0, 0], [2, 1, 3]]
-            .into_iter()
-            .flat_map(|s| [(s, false), (s, true)])
-        {
-            for len in [0, 1, 7, 300, 1001] {
+    /// Runs `kernel` over walks of every fast row kind (contiguous, stride-0 inputs) and a
+    /// strided one, three rows of 0 to 1001 elements, on `x` and `y`, each with and without
+    /// `streams`; checks every output element (and that nothing else is written, `fill` staying)
+    /// against `want(x, y)` with `same`.
+    fn check_every_row<T: Copy, K: Rows<3>>(
+        kernel: &K,
+        (x, y): (&[T], &[T]),
+        fill: T,
+        streams: &[bool],
+        want: impl Fn(T, T) -> T,
+        same: impl Fn(T, T) -> bool,
+    ) {
+        for step in [[1, 1, 1], [1, 1, 0], [1, 0, 1], [1, 0, 0], [2, 1, 3]] {
+            for (&stream, len) in streams
+                .iter()
+                .flat_map(|s| [0, 1, 7, 300, 1001].map(|l| (s, l)))
+            {
                 let rect = Rect {
                     len,
                     step,
                     rows: 3,
                     row_step: [len * step[0] + 1, len + 2, 5],
                 };
-                let mut out = vec![f32::NAN; 4 * 3 * len + 8];
+                let mut out = vec![fill; 4 * 3 * len + 8];
                 let ptr = [
                     out.as_mut_ptr() as *mut u8,
                     x.as_ptr() as *mut u8,
@@ -491,20 +497,28 @@ mod tests {
                 ];
                 // SAFETY: every position of the walk lies inside the vectors.
                 unsafe { kernel.rows(ptr, &rect, stream) };
-                let mut want = vec![f32::NAN; out.len()];
+                let mut expected = vec![fill; out.len()];
                 for r in 0..3 {
                     for i in 0..len {
                         let at = |k: usize| r * rect.row_step[k] + i * step[k];
-                        want[at(0)] = f(x[at(1)], y[at(2)]);
+                        expected[at(0)] = want(x[at(1)], y[at(2)]);
                     }
                 }
-                let same = out
-                    .iter()
-                    .zip(&want)
-                    .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "step {step:?}, stream {stream}, len {len}");
+                let ok = out.iter().zip(&expected).all(|(&a, &b)| same(a, b));
+                assert!(ok, "step {step:?}, stream {stream}, len {len}");
             }
         }
+    }
+
+    /// Every fast row (contiguous, stride-0 inputs, in place, streamed) against the same
+    /// walk written out element by element.
+    #[test]
+    fn rows_match_an_element_walk() {
+        let f = |a: f32, b: f32| a * 3.0 - b;
+        let x: Vec<f32> = (0..4000).map(|i| (i % 97) as f32 - 40.0).collect();
+        let y: Vec<f32> = (0..4000).map(|i| (i % 13) as f32 * 0.25).collect();
+        let bits = |a: f32, b: f32| a.to_bits() == b.to_bits();
+        check_every_row(&Binary::new(f), (&x, &y), f32::NAN, &[false, true], f, bits);
     }
 
     /// Runs `kernel` in place over `v[..len]` with its first input `v` shifted by `shift`
@@ -549,33 +563,9 @@ mod tests {
         };
         let x: Vec<Half> = (0..4000).map(|i| half(i, 97)).collect();
         let y: Vec<Half> = (0..4000).map(|i| half(i + 5, 13)).collect();
-        for step in [[1, 1, 1], [1, 1, 0], [1, 0, 1], [1, 0, 0], [2, 1, 3]] {
-            for len in [0, 1, 7, 300, 1001] {
-                let rect = Rect {
-                    len,
-                    step,
-                    rows: 3,
-                    row_step: [len * step[0] + 1, len + 2, 5],
-                };
-                let mut out = vec![Half(0x7e00); 4 * 3 * len + 8];
-                let ptr = [
-                    out.as_mut_ptr() as *mut u8,
-                    x.as_ptr() as *mut u8,
-                    y.as_ptr() as *mut u8,
-                ];
-                // SAFETY: every position of the walk lies inside the vectors.
-                unsafe { kernel.rows(ptr, &rect, false) };
-                let mut want = vec![Half(0x7e00); out.len()];
-                for r in 0..3 {
-                    for i in 0..len {
-                        let at = |k: usize| r * rect.row_step[k] + i * step[k];
-                        want[at(0)] = Half::from_f32(g(x[at(1)].to_f32(), y[at(2)].to_f32()));
-                    }
-                }
-                let same = out.iter().zip(&want).all(|(a, b)| a.0 == b.0);
-                assert!(same, "step {step:?}, len {len}");
-            }
-        }
+        let want = |a: Half, b: Half| Half::from_f32(g(a.to_f32(), b.to_f32()));
+        let bits = |a: Half, b: Half| a.0 == b.0;
+        check_every_row(&kernel, (&x, &y), Half(0x7e00), &[false], want, bits);
         // In place, and shifted over itself (read in order, element by element).
         for shift in [0usize, 1, 3] {
             let mut v: Vec<Half> = (0..600).map(|i| half(i, 31)).collect();

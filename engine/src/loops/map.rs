@@ -123,7 +123,7 @@ pub fn map_binary<A: Element, B: Element, R: Element>(
 ///
 /// # Errors
 /// As for [`map_unary`].
-pub(crate) fn map_binary_widened<T: Element + WidenSlice>(
+pub(crate) fn map_binary_widened<T: WidenSlice>(
     out: &Tensor,
     a: &Tensor,
     b: &Tensor,
@@ -131,7 +131,7 @@ pub(crate) fn map_binary_widened<T: Element + WidenSlice>(
 ) -> Result<()> {
     if !T::BY_SLICE {
         return map_binary(out, a, b, move |x: T, y: T| {
-            T::from_f32_one(g(x.to_f32_one(), y.to_f32_one()))
+            T::from_f32(g(x.cast::<f32>(), y.cast::<f32>()))
         });
     }
     let pinned = Pinned::new(out, &[a, b]);
@@ -149,7 +149,7 @@ pub(crate) fn map_binary_widened<T: Element + WidenSlice>(
         |k| unsafe {
             let (x, y) = (pa.add(k[1]).read(), pb.add(k[2]).read());
             po.add(k[0])
-                .write(T::from_f32_one(g(x.to_f32_one(), y.to_f32_one())))
+                .write(T::from_f32(g(x.cast::<f32>(), y.cast::<f32>())))
         },
     )
 }

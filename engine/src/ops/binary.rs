@@ -25,7 +25,7 @@ use super::{not_implemented, Operand};
 use crate::complex::Complex;
 use crate::half::{BFloat16, Half};
 use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
-use crate::loops::map_binary;
+use crate::loops::{map_binary, map_binary_widened};
 use crate::result_type::is_integral_or_bool;
 use crate::{DType, Element, Error, Result, Scalar, Tensor};
 
@@ -484,33 +484,31 @@ fn run_reduced_by_scalar(op: BinaryOp, iter: &Iter, dtype: DType, s: f32) -> Res
 
 /// `float16` and `bfloat16`: computed in `float32`, rounded once; `alpha` rounded to the
 /// dtype first. The op is chosen before the loop, so each loop is one plain closure.
-fn run_reduced<T: Element + crate::half::WidenSlice>(
+fn run_reduced<T: crate::half::WidenSlice>(
     op: BinaryOp,
     out: &Tensor,
     a: &Tensor,
     b: &Tensor,
     alpha: Scalar,
 ) -> Result<()> {
-    fn widened<T: Element + crate::half::WidenSlice>(
-        out: &Tensor,
-        a: &Tensor,
-        b: &Tensor,
-        g: impl Fn(f32, f32) -> f32 + Sync,
-    ) -> Result<()> {
-        crate::loops::map_binary_widened::<T>(out, a, b, g)
-    }
     let al = T::from_scalar(alpha).cast::<f32>();
     match op {
         // `x + 1 * y` and `x + -1 * y` are the plain sum and difference.
-        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == 1.0 => widened::<T>(out, a, b, |x, y| x + y),
-        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == -1.0 => widened::<T>(out, a, b, |x, y| x - y),
-        BinaryOp::Add(_) | BinaryOp::Sub(_) => widened::<T>(out, a, b, move |x, y| x + al * y),
-        BinaryOp::Mul => widened::<T>(out, a, b, |x, y| x * y),
-        BinaryOp::Div => widened::<T>(out, a, b, |x, y| x / y),
-        BinaryOp::Pow => widened::<T>(out, a, b, f32::powf),
-        BinaryOp::Maximum => widened::<T>(out, a, b, real::maximum::<f32>),
-        BinaryOp::Minimum => widened::<T>(out, a, b, real::minimum::<f32>),
-        BinaryOp::Remainder => widened::<T>(out, a, b, real::remainder::<f32>),
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == 1.0 => {
+            map_binary_widened::<T>(out, a, b, |x, y| x + y)
+        }
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == -1.0 => {
+            map_binary_widened::<T>(out, a, b, |x, y| x - y)
+        }
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => {
+            map_binary_widened::<T>(out, a, b, move |x, y| x + al * y)
+        }
+        BinaryOp::Mul => map_binary_widened::<T>(out, a, b, |x, y| x * y),
+        BinaryOp::Div => map_binary_widened::<T>(out, a, b, |x, y| x / y),
+        BinaryOp::Pow => map_binary_widened::<T>(out, a, b, f32::powf),
+        BinaryOp::Maximum => map_binary_widened::<T>(out, a, b, real::maximum::<f32>),
+        BinaryOp::Minimum => map_binary_widened::<T>(out, a, b, real::minimum::<f32>),
+        BinaryOp::Remainder => map_binary_widened::<T>(out, a, b, real::remainder::<f32>),
         _ => Err(Error::internal("a math op reached the arithmetic loops")),
     }
 }
