@@ -36,3 +36,19 @@ pub fn advise_huge_pages(ptr: *const u8, len: usize) {
     #[cfg(not(target_os = "linux"))]
     let _ = ptr;
 }
+
+/// Collects `len` values into a new vector whose memory was advised ([`advise_huge_pages`])
+/// before the values were written, so a large one is backed by huge pages from its first
+/// touch (advice given after the writes changes nothing until the kernel's background
+/// collapsing gets to it). Values past `len` are not taken; fewer leave the vector shorter.
+///
+/// ```
+/// let v = bcast_engine::memory::collect_advised(3, (1..).map(|i| i * 2));
+/// assert_eq!(v, vec![2, 4, 6]);
+/// ```
+pub fn collect_advised<T>(len: usize, values: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = Vec::with_capacity(len);
+    advise_huge_pages(v.as_ptr().cast::<u8>(), len * std::mem::size_of::<T>());
+    v.extend(values.into_iter().take(len));
+    v
+}

@@ -64,7 +64,7 @@ impl Buffer {
 
     /// Converts scalars with C++ casts.
     pub fn from_scalars(dtype: DType, values: &[Scalar]) -> Buffer {
-        dispatch_dtype!(dtype, T => Buffer::from(values.iter().map(|&v| T::from_scalar(v)).collect::<Vec<T>>()))
+        dispatch_dtype!(dtype, T => Buffer::from(crate::memory::collect_advised(values.len(), values.iter().map(|&v| T::from_scalar(v)))))
     }
 
     /// The element type.

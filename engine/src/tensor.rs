@@ -55,9 +55,10 @@ impl Tensor {
         ))
     }
 
-    /// A contiguous tensor of `dtype` from scalars, converted with C++ casts.
+    /// A contiguous tensor of `dtype` from scalars, converted with C++ casts (a large one on
+    /// huge pages where the system gives them, see [`crate::memory`]).
     pub fn from_scalars(values: &[Scalar], dtype: DType, shape: &[usize]) -> Result<Tensor> {
-        dispatch_dtype!(dtype, T => Tensor::from_vec(values.iter().map(|&v| T::from_scalar(v)).collect::<Vec<T>>(), shape))
+        dispatch_dtype!(dtype, T => Tensor::from_vec(crate::memory::collect_advised(values.len(), values.iter().map(|&v| T::from_scalar(v))), shape))
     }
 
     /// A 0-d tensor holding `value`.

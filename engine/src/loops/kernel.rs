@@ -37,8 +37,9 @@ pub(crate) trait Rows<const N: usize>: Sync {
 
     /// Runs the walk `rect` with operand `k`'s first element at `ptr[k]`; with `stream`,
     /// contiguous rows of an output no input shares are written with non-temporal stores.
-    /// On x86-64 processors with AVX2 the loop runs as compiled for AVX2 (wider vectors; the
-    /// same IEEE operations, so the same bits).
+    /// On x86-64 processors with AVX2 and FMA the loop runs as compiled for them (wider
+    /// vectors; the same IEEE operations, so the same bits: an explicit `mul_add` becomes one
+    /// instruction instead of a call, and nothing else is fused).
     ///
     /// # Safety
     /// Every position reached lies inside an allocation of the operand's element type, the
@@ -46,7 +47,8 @@ pub(crate) trait Rows<const N: usize>: Sync {
     /// or writes the inputs' positions meanwhile.
     unsafe fn rows(&self, ptr: [*mut u8; N], rect: &Rect<N>, stream: bool) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
             rows_avx2(self, ptr, rect, stream);
         } else {
             self.body(ptr, rect, stream);
@@ -59,12 +61,12 @@ pub(crate) trait Rows<const N: usize>: Sync {
     }
 }
 
-/// [`Rows::body`] compiled for AVX2.
+/// [`Rows::body`] compiled for AVX2 and FMA.
 ///
 /// # Safety
-/// As for [`Rows::rows`], on a processor with AVX2.
+/// As for [`Rows::rows`], on a processor with AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,fma")]
 unsafe fn rows_avx2<const N: usize, K: Rows<N> + ?Sized>(
     kernel: &K,
     ptr: [*mut u8; N],
@@ -294,6 +296,134 @@ where
     }
 }
 
+/// Elements a guarded row computes at a time before it checks them.
+const GUARD_CHUNK: usize = 64;
+
+/// A two-input loop whose element function has a fast form that holds only for some inputs:
+/// `fast(a, b)` gives a value and whether it is the exact one, `exact(a, b)` is always exact.
+/// Contiguous rows, and rows with a stride-0 input, run `fast` over [`GUARD_CHUNK`] elements
+/// at a time into a buffer (so it vectorises), redo the chunk with `exact` when any element's
+/// fast value did not hold, then store the chunk; other rows, and rows whose memory overlaps
+/// other than in place, run `exact` element by element in order. The result is `exact`'s
+/// everywhere. Non-temporal stores are not used.
+///
+/// `real::remainder_fast` is such a pair with `real::remainder`: a division, a floor and a
+/// fused multiply-add instead of `fmod`'s bit-by-bit loop.
+pub(crate) struct GuardedBinary<A, B, R, F, E> {
+    fast: F,
+    exact: E,
+    types: PhantomData<fn(A, B) -> R>,
+}
+
+impl<A, B, R, F, E> GuardedBinary<A, B, R, F, E> {
+    pub(crate) fn new(fast: F, exact: E) -> Self {
+        GuardedBinary {
+            fast,
+            exact,
+            types: PhantomData,
+        }
+    }
+}
+
+impl<A, B, R, F, E> Rows<3> for GuardedBinary<A, B, R, F, E>
+where
+    A: Copy + 'static,
+    B: Copy + 'static,
+    R: Copy + 'static,
+    F: Fn(A, B) -> (R, bool) + Sync,
+    E: Fn(A, B) -> R + Sync,
+{
+    fn itemsizes(&self) -> [usize; 3] {
+        [size_of::<R>(), size_of::<A>(), size_of::<B>()]
+    }
+
+    #[inline(always)]
+    unsafe fn body(&self, ptr: [*mut u8; 3], rect: &Rect<3>, _stream: bool) {
+        let (fast, exact, len) = (&self.fast, &self.exact, rect.len);
+        let apart = |o: *mut R, v: *const u8, step: usize, size: usize| {
+            step == 0
+                || std::ptr::eq(o.cast::<u8>(), v)
+                || disjoint_spans(o.cast::<u8>(), len * size_of::<R>(), v, len * size)
+        };
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+            let x = (ptr[1] as *const A).add(r * rect.row_step[1]);
+            let y = (ptr[2] as *const B).add(r * rect.row_step[2]);
+            let (xb, yb) = (x.cast::<u8>(), y.cast::<u8>());
+            match rect.step {
+                [1, sx @ (0 | 1), sy @ (0 | 1)]
+                    if apart(o, xb, sx, size_of::<A>()) && apart(o, yb, sy, size_of::<B>()) =>
+                {
+                    // A stride-0 input is read once, before the row, as the plain loops read it.
+                    match (sx, sy) {
+                        (1, 1) => guarded_row(
+                            o,
+                            len,
+                            |i| x.add(i).read(),
+                            |i| y.add(i).read(),
+                            fast,
+                            exact,
+                        ),
+                        (1, _) => {
+                            let yv = y.read();
+                            guarded_row(o, len, |i| x.add(i).read(), |_| yv, fast, exact)
+                        }
+                        (_, 1) => {
+                            let xv = x.read();
+                            guarded_row(o, len, |_| xv, |i| y.add(i).read(), fast, exact)
+                        }
+                        _ => fill(o, len, false, exact(x.read(), y.read())),
+                    }
+                }
+                [so, sx, sy] => {
+                    for i in 0..len {
+                        o.add(i * so)
+                            .write(exact(x.add(i * sx).read(), y.add(i * sy).read()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// One contiguous output row of a [`GuardedBinary`], [`GUARD_CHUNK`] elements at a time:
+/// every input of a chunk is read before any of its outputs is written, so an input may be
+/// the output itself.
+///
+/// # Safety
+/// As for [`Rows::rows`]; `x(i)` and `y(i)` read element `i` of the row's inputs, each of
+/// which is the output itself, disjoint from it, or a value read before the row.
+#[inline(always)]
+unsafe fn guarded_row<A: Copy, B: Copy, R: Copy>(
+    o: *mut R,
+    len: usize,
+    x: impl Fn(usize) -> A,
+    y: impl Fn(usize) -> B,
+    fast: &impl Fn(A, B) -> (R, bool),
+    exact: &impl Fn(A, B) -> R,
+) {
+    let mut buf = [std::mem::MaybeUninit::<R>::uninit(); GUARD_CHUNK];
+    let mut start = 0;
+    while start < len {
+        let n = (len - start).min(GUARD_CHUNK);
+        let chunk = &mut buf[..n];
+        let mut held = true;
+        for (i, slot) in chunk.iter_mut().enumerate() {
+            let (v, ok) = fast(x(start + i), y(start + i));
+            slot.write(v);
+            held &= ok;
+        }
+        if !held {
+            for (i, slot) in chunk.iter_mut().enumerate() {
+                slot.write(exact(x(start + i), y(start + i)));
+            }
+        }
+        // Every slot of the chunk was written above.
+        std::ptr::copy_nonoverlapping(chunk.as_ptr().cast::<R>(), o.add(start), n);
+        start += n;
+    }
+}
+
 /// Elements a widened row converts at a time (two `f32` buffers of a kilobyte each).
 const WIDE_CHUNK: usize = 256;
 
@@ -440,14 +570,22 @@ where
                 && disjoint_spans(o, len, y, span(sy))
                 && disjoint_spans(o, len, z, span(sz));
             if so == 1 && separate {
-                // The output alone is a slice; the inputs are read at their steps.
-                let o = std::slice::from_raw_parts_mut(o, len);
-                for (i, v) in o.iter_mut().enumerate() {
-                    *v = f(
-                        x.add(i * sx).read(),
-                        y.add(i * sy).read(),
-                        z.add(i * sz).read(),
-                    );
+                // The output alone is a slice; the inputs are read at their steps, which are
+                // constants for the first input contiguous and the others contiguous or
+                // stride 0 (`where(mask, x, 0-d)`), so that those rows vectorise.
+                match (sx, sy, sz) {
+                    (1, 1, 1) => ternary_row(o, len, |i| x.add(i), |i| y.add(i), |i| z.add(i), f),
+                    (1, 1, 0) => ternary_row(o, len, |i| x.add(i), |i| y.add(i), |_| z, f),
+                    (1, 0, 1) => ternary_row(o, len, |i| x.add(i), |_| y, |i| z.add(i), f),
+                    (1, 0, 0) => ternary_row(o, len, |i| x.add(i), |_| y, |_| z, f),
+                    _ => ternary_row(
+                        o,
+                        len,
+                        |i| x.add(i * sx),
+                        |i| y.add(i * sy),
+                        |i| z.add(i * sz),
+                        f,
+                    ),
                 }
             } else {
                 for i in 0..len {
@@ -459,6 +597,25 @@ where
                 }
             }
         }
+    }
+}
+
+/// `o[i] = f(*x(i), *y(i), *z(i))` over a contiguous output row of `len` elements.
+///
+/// # Safety
+/// As for [`Rows::rows`]; the output row shares no byte with the positions the inputs give.
+#[inline(always)]
+unsafe fn ternary_row<A: Copy, B: Copy, C: Copy, R: Copy>(
+    o: *mut R,
+    len: usize,
+    x: impl Fn(usize) -> *const A,
+    y: impl Fn(usize) -> *const B,
+    z: impl Fn(usize) -> *const C,
+    f: &impl Fn(A, B, C) -> R,
+) {
+    let o = std::slice::from_raw_parts_mut(o, len);
+    for (i, v) in o.iter_mut().enumerate() {
+        *v = f(x(i).read(), y(i).read(), z(i).read());
     }
 }
 
@@ -579,6 +736,93 @@ mod tests {
                 v.iter().zip(&want).all(|(a, b)| a.0 == b.0),
                 "shift {shift}"
             );
+        }
+    }
+
+    /// The guarded loop (float remainder): every row kind, and in place or shifted over
+    /// itself, against `remainder` element by element; the inputs put a huge quotient or an
+    /// infinite divisor in some chunks, so both the fast chunks and the redone ones are met.
+    #[test]
+    fn guarded_rows_match_an_element_walk() {
+        use crate::ops::real::{remainder, remainder_fast};
+        let kernel = GuardedBinary::new(remainder_fast::<f64>, remainder::<f64>);
+        let x: Vec<f64> = (0..4000)
+            .map(|i| match i % 389 {
+                0 => 1e300,
+                _ => ((i % 97) as f64 - 40.0) * 0.37,
+            })
+            .collect();
+        let y: Vec<f64> = (0..4000)
+            .map(|i| match i % 701 {
+                0 => f64::INFINITY,
+                _ => ((i % 13) as f64 - 6.5) * 0.75,
+            })
+            .collect();
+        let bits = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        check_every_row(&kernel, (&x, &y), -7.0, &[false, true], remainder, bits);
+        for (shift, divisor) in [(0usize, 2.5), (1, 2.5), (3, -0.75), (0, 1e-300)] {
+            let mut v = x[..600].to_vec();
+            let mut want = v.clone();
+            let len = 500;
+            for i in 0..len {
+                want[i] = remainder(want[i + shift], divisor);
+            }
+            run_shifted(&kernel, &mut v, shift, len, divisor, false);
+            assert!(
+                v.iter().zip(&want).all(|(&a, &b)| bits(a, b)),
+                "shift {shift}"
+            );
+        }
+    }
+
+    /// The three-input loop: every step combination of its contiguous-output row (each input
+    /// contiguous or stride 0) and a strided walk, against the same walk element by element.
+    #[test]
+    fn ternary_rows_match_an_element_walk() {
+        let f = |m: bool, a: f32, b: f32| if m { a } else { b * 2.0 };
+        let kernel = Ternary::new(f);
+        let m: Vec<bool> = (0..4000).map(|i| i % 3 != 1).collect();
+        let x: Vec<f32> = (0..4000).map(|i| i as f32).collect();
+        let y: Vec<f32> = (0..4000).map(|i| -(i as f32) * 0.5).collect();
+        let steps = [
+            [1, 1, 1, 1],
+            [1, 1, 1, 0],
+            [1, 1, 0, 1],
+            [1, 1, 0, 0],
+            [1, 0, 1, 1],
+            [1, 0, 0, 0],
+            [2, 1, 3, 0],
+        ];
+        for step in steps {
+            for len in [0, 1, 7, 300, 1001] {
+                let rect = Rect {
+                    len,
+                    step,
+                    rows: 3,
+                    row_step: [len * step[0] + 1, len + 2, 5, 1],
+                };
+                let mut out = vec![f32::NAN; 4 * 3 * len + 8];
+                let ptr = [
+                    out.as_mut_ptr() as *mut u8,
+                    m.as_ptr() as *mut u8,
+                    x.as_ptr() as *mut u8,
+                    y.as_ptr() as *mut u8,
+                ];
+                // SAFETY: every position of the walk lies inside the vectors.
+                unsafe { kernel.rows(ptr, &rect, false) };
+                let mut expected = vec![f32::NAN; out.len()];
+                for r in 0..3 {
+                    for i in 0..len {
+                        let at = |k: usize| r * rect.row_step[k] + i * step[k];
+                        expected[at(0)] = f(m[at(1)], x[at(2)], y[at(3)]);
+                    }
+                }
+                let same = out
+                    .iter()
+                    .zip(&expected)
+                    .all(|(a, b)| a.to_bits() == b.to_bits());
+                assert!(same, "step {step:?}, len {len}");
+            }
         }
     }
 

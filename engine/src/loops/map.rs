@@ -13,7 +13,7 @@
 
 use super::access::Pinned;
 use super::exec::{execute, independent};
-use super::kernel::{Binary, Rows, Ternary, Unary, WidenedBinary};
+use super::kernel::{Binary, GuardedBinary, Rows, Ternary, Unary, WidenedBinary};
 use crate::config::{strategy, Strategy};
 use crate::half::WidenSlice;
 use crate::index_map::{broadcast_storage_index, unravel};
@@ -112,6 +112,38 @@ pub fn map_binary<A: Element, B: Element, R: Element>(
         |k| unsafe {
             po.add(k[0])
                 .write(f(pa.add(k[1]).read(), pb.add(k[2]).read()))
+        },
+    )
+}
+
+/// Writes `exact(a, b)` into every element of `out`, as [`map_binary`] does, where `fast` is
+/// a quicker form of `exact` that says whether its value holds ([`GuardedBinary`]: chunks
+/// whose fast values all hold keep them, others are redone with `exact`).
+///
+/// # Errors
+/// As for [`map_unary`].
+pub(crate) fn map_binary_guarded<A: Element, B: Element, R: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    fast: impl Fn(A, B) -> (R, bool) + Sync,
+    exact: impl Fn(A, B) -> R + Sync,
+) -> Result<()> {
+    let pinned = Pinned::new(out, &[a, b]);
+    let po = pinned.base::<R>(out)?;
+    let (pa, pb) = (
+        pinned.base::<A>(a)? as *const A,
+        pinned.base::<B>(b)? as *const B,
+    );
+    let kernel = GuardedBinary::new(&fast, &exact);
+    drive(
+        [out, a, b],
+        [po as *mut u8, pa as *mut u8, pb as *mut u8],
+        &kernel,
+        // SAFETY: as in `map_unary`.
+        |k| unsafe {
+            po.add(k[0])
+                .write(exact(pa.add(k[1]).read(), pb.add(k[2]).read()))
         },
     )
 }

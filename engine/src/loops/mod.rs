@@ -28,5 +28,5 @@ mod stream;
 mod tile;
 
 pub use copy::copy_into;
-pub(crate) use map::map_binary_widened;
 pub use map::{map_binary, map_ternary, map_unary};
+pub(crate) use map::{map_binary_guarded, map_binary_widened};

@@ -25,7 +25,7 @@ use super::{not_implemented, Operand};
 use crate::complex::Complex;
 use crate::half::{BFloat16, Half};
 use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
-use crate::loops::{map_binary, map_binary_widened};
+use crate::loops::{map_binary, map_binary_guarded, map_binary_widened};
 use crate::result_type::is_integral_or_bool;
 use crate::{DType, Element, Error, Result, Scalar, Tensor};
 
@@ -566,7 +566,9 @@ fn run_real<T: Real>(
         BinaryOp::Pow => map_binary(out, a, b, T::powf),
         BinaryOp::Maximum => map_binary(out, a, b, real::maximum::<T>),
         BinaryOp::Minimum => map_binary(out, a, b, real::minimum::<T>),
-        BinaryOp::Remainder => map_binary(out, a, b, real::remainder::<T>),
+        BinaryOp::Remainder => {
+            map_binary_guarded(out, a, b, real::remainder_fast::<T>, real::remainder::<T>)
+        }
         _ => Err(Error::internal("a math op reached the arithmetic loops")),
     }
 }

@@ -18,6 +18,7 @@ mod clamp;
 mod compare;
 mod complex_math;
 mod copy;
+pub mod expf;
 pub mod integer;
 pub mod isclose;
 mod ldexp;

@@ -76,7 +76,7 @@ pub trait Real:
 }
 
 macro_rules! real {
-    ($t:ty) => {
+    ($t:ty, $exp:path) => {
         impl Real for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -89,7 +89,7 @@ macro_rules! real {
                 <$t>::is_nan(self)
             }
             fn exp(self) -> Self {
-                <$t>::exp(self)
+                $exp(self)
             }
             fn ln(self) -> Self {
                 <$t>::ln(self)
@@ -154,8 +154,8 @@ macro_rules! real {
         }
     };
 }
-real!(f32);
-real!(f64);
+real!(f32, super::expf::expf);
+real!(f64, f64::exp);
 
 /// torch's `sign` for floats: `(0 < a) - (a < 0)`, so NaN gives 0.
 pub fn sign<T: Real>(a: T) -> T {
@@ -190,6 +190,7 @@ pub fn minimum<T: Real>(a: T, b: T) -> T {
 }
 
 /// torch's `remainder`: `fmod`, moved into the divisor's sign (Python's `%`).
+#[inline(always)]
 pub fn remainder<T: Real>(a: T, b: T) -> T {
     let m = a % b;
     if m != T::ZERO && ((b < T::ZERO) != (m < T::ZERO)) {
@@ -197,6 +198,38 @@ pub fn remainder<T: Real>(a: T, b: T) -> T {
     } else {
         m
     }
+}
+
+/// [`remainder`] without `fmod`, and whether its value is [`remainder`]'s: for a finite
+/// divisor and a quotient `q = a / b` below `2^(MANT_DIG - 1)` in magnitude (NaN and
+/// infinities are not), `n = floor(q)` is an integer and `a - n * b` is a multiple of the
+/// smaller operand's last place below `|b|` in magnitude, so one fused multiply-add gives it
+/// exactly. When `q` rounded up onto an integer, `n` is one too many and that value has the
+/// divisor's opposite sign; adding `b` then rounds the same exact value `fmod`'s result plus
+/// `b` rounds. A zero takes the dividend's sign, as `fmod`'s does.
+///
+/// ```
+/// # use bcast_engine::ops::real::{remainder, remainder_fast};
+/// for (a, b) in [(7.5f32, 2.0), (-7.5, 2.0), (7.5, -2.0), (-4.0, 2.0), (-1e-30, 1.0)] {
+///     let (v, exact) = remainder_fast(a, b);
+///     assert!(exact);
+///     assert_eq!(v.to_bits(), remainder(a, b).to_bits());
+/// }
+/// assert!(!remainder_fast(3.0e38f32, 0.5).1);
+/// assert!(!remainder_fast(1.0f32, f32::INFINITY).1);
+/// ```
+#[inline(always)]
+pub fn remainder_fast<T: Real>(a: T, b: T) -> (T, bool) {
+    let q = a / b;
+    let exact = q.abs() < T::from_f64(2f64.powi(T::MANT_DIG - 1)) && b.abs() <= T::MAX;
+    let r = (-q.floor()).mul_add(b, a);
+    let m = if r == T::ZERO { T::ZERO.copysign(a) } else { r };
+    let v = if m != T::ZERO && ((b < T::ZERO) != (m < T::ZERO)) {
+        m + b
+    } else {
+        m
+    };
+    (v, exact)
 }
 
 /// The element function of torch's `pow(tensor, number)` for floats: its fast paths for the
@@ -222,5 +255,94 @@ pub fn pow_by_number<T: Real>(e: f64) -> impl Fn(T) -> T {
         } else {
             T::from_f64(a.cast::<f64>().powf(e))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where [`remainder_fast`] says its value holds, it is [`remainder`]'s bit for bit: edge
+    /// values against each other, and pseudo-random pairs whose exponents differ by up to 40
+    /// (quotients on both sides of the limit, subnormal divisors included), in both widths.
+    fn fast_remainder_holds<T: Real>(edges: &[T], from_bits: impl Fn(u64, i32, i32) -> T) {
+        let check = |a: T, b: T| {
+            let (v, exact) = remainder_fast(a, b);
+            let want = remainder(a, b);
+            if exact {
+                assert!(
+                    v.cast::<f64>().to_bits() == want.cast::<f64>().to_bits(),
+                    "{a:?} % {b:?}: {v:?}, not {want:?}"
+                );
+            }
+            exact
+        };
+        for &a in edges {
+            for &b in edges {
+                check(a, b);
+            }
+        }
+        let (mut state, mut held) = (0x9e37_79b9_7f4a_7c15u64, 0);
+        for _ in 0..400_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let shift = (state >> 58) as i32 % 41 - 20;
+            let a = from_bits(state, 0, 0);
+            let b = from_bits(
+                state.rotate_left(29) ^ (state >> 7),
+                shift,
+                (state >> 3) as i32,
+            );
+            held += usize::from(check(a, b));
+        }
+        // Most pairs take the fast path, so it is the one checked.
+        assert!(held > 200_000, "{held}");
+    }
+
+    #[test]
+    fn fast_remainder_is_remainder_where_it_holds() {
+        let edges32 = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.0,
+            3.0,
+            -3.0,
+            0.5,
+            7.25,
+            -7.25,
+            1e-30,
+            -1e-30,
+            1e30,
+            -1e30,
+            f32::MAX,
+            -f32::MAX,
+            f32::MIN_POSITIVE,
+            1e-45,
+            -1e-45,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            8388607.5,
+            16777216.0,
+            0.1,
+            -0.1,
+            1.0000001,
+            0.99999994,
+        ];
+        // A random sign and significand at an exponent near 127 + (seed % 40), moved by
+        // `shift`; `clear` drops low significand bits so that some quotients are exact.
+        fast_remainder_holds(&edges32, |s, shift, clear| {
+            let e = (110 + (s >> 20) % 40) as i32 + shift;
+            let m = (s >> 32) as u32 & 0x7f_ffff & !((1u32 << (clear.rem_euclid(24))) - 1);
+            f32::from_bits(((s >> 63) as u32) << 31 | (e.clamp(0, 254) as u32) << 23 | m)
+        });
+        let edges64 = edges32.map(f64::from);
+        fast_remainder_holds(&edges64, |s, shift, clear| {
+            let e = (1000 + (s >> 20) % 40) as i64 + i64::from(shift);
+            let m = s & 0xf_ffff_ffff_ffff & !((1u64 << (clear.rem_euclid(53))) - 1);
+            f64::from_bits((s >> 63) << 63 | (e.clamp(0, 2046) as u64) << 52 | m)
+        });
     }
 }

@@ -37,8 +37,8 @@ pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
-    approximate, consistent_alpha, consistent_divisor, consistent_remainder, draw_dtypes,
-    drawn_dtypes, python_number, random_dtype, AGREED_DTYPES,
+    approximate, consistent_alpha, consistent_divisor, consistent_remainder, consistent_remainders,
+    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES,
 };
 pub use registry::{families, find_family, Enumeration, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
@@ -89,6 +89,7 @@ fn enumerated_case(family: &Family, e: &Enumeration, slot: u64, bytes: &[u8]) ->
         .or_else(|_| (e.case)(slot, &mut Unstructured::new(&[])))
         .unwrap_or_else(|_| family.fallback());
     consistent_alpha(&mut case);
+    consistent_remainders(&mut case);
     case
 }
 
@@ -103,5 +104,6 @@ pub fn generate_from_bytes(family: &Family, bytes: &[u8]) -> Case {
         }
     };
     consistent_alpha(&mut case);
+    consistent_remainders(&mut case);
     case
 }

@@ -229,6 +229,38 @@ pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
     }
 }
 
+/// Applies [`consistent_remainder`] to a generated case that calls `remainder` or `fmod` in
+/// any form (the catalogue says which: the reflected `__rmod__` divides its second argument
+/// by the first). Every generated case passes through it, as through [`consistent_alpha`].
+///
+/// ```
+/// use bcast_conformance::case::{Arg, Num};
+/// use bcast_fuzzing::gen::{consistent_remainders, CaseBuilder};
+/// use bcast_engine::DType;
+/// let mut b = CaseBuilder::default();
+/// let s = b.literal_storage(DType::Float32, vec![Num::Float(3e38), Num::Float(0.5)]);
+/// let spec = bcast_fuzzing::gen::ViewSpec {
+///     strides: vec![1], offset: 0, storage_len: 2, kind: Default::default(),
+/// };
+/// let t = b.tensor(&s, &[2], &spec);
+/// let mut case = b.finish("torch.remainder", vec![Arg::Tensor(t.clone()), Arg::Tensor(t)]);
+/// consistent_remainders(&mut case);
+/// let values = case.storages.values().next().unwrap().values.clone().unwrap();
+/// assert_eq!(values, [Num::Float(-2.5), Num::Float(0.5)]);
+/// ```
+pub fn consistent_remainders(case: &mut Case) {
+    let Some((op, form)) = bcast_case::ops::lookup(&case.call.fn_) else {
+        return;
+    };
+    if !matches!(op.name, "remainder" | "fmod") {
+        return;
+    }
+    match form {
+        bcast_case::ops::Form::Reflected => consistent_remainder(case, 1, 0),
+        _ => consistent_remainder(case, 0, 1),
+    }
+}
+
 /// A `remainder` divisor torch computes consistently. Where the quotient `a / b` overflows
 /// the computation's float range (float64 where a 64-bit float takes part, else float32: a
 /// dividend of `1e30` by the Python number `1e-300`, a float32 `3.4e38` by `0.25`), torch's

@@ -6,7 +6,7 @@
 
 use super::bitwise::integral_dtype;
 use super::elementwise::{random_alpha, shape_pair};
-use super::operands::{approximate, consistent_remainder, python_number, random_dtype};
+use super::operands::{approximate, python_number, random_dtype};
 use super::{CaseBuilder, GenResult};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case, Num};
@@ -71,10 +71,6 @@ pub fn reflected_case(u: &mut Unstructured) -> GenResult<Case> {
     let mut case = b.finish(&format!("Tensor.{}", reflection.dunder), args);
     if matches!(reflection.op, "floor_divide" | "remainder") {
         super::binary_math::avoid_min_over_minus_one(&mut case);
-    }
-    if reflection.op == "remainder" {
-        // `t.__rmod__(x)` is `remainder(x, t)`.
-        consistent_remainder(&mut case, 1, 0);
     }
     Ok(case)
 }
