@@ -176,10 +176,14 @@ impl CaseBuilder {
 
     /// Whether some storage added so far has a dtype that satisfies `test`.
     pub fn has_dtype(&self, test: impl Fn(DType) -> bool) -> bool {
+        self.dtypes().any(test)
+    }
+
+    /// The dtypes of the storages drawn so far, one per storage.
+    pub fn dtypes(&self) -> impl Iterator<Item = DType> + '_ {
         self.storages
             .values()
             .filter_map(|s| DType::from_name(&s.dtype))
-            .any(test)
     }
 
     /// Rewrites the literal values of `storage` with `f` (a random fill stays as it is).

@@ -141,9 +141,20 @@ pub fn consistent_exponent(arg: Arg) -> Arg {
     }
 }
 
-/// Whether a dtype makes a `remainder`/`fmod` compute in float64 (a 64-bit float takes part).
+/// Whether a dtype is 64-bit floating (real or complex).
 fn is_wide(d: DType) -> bool {
     matches!(d, DType::Float64 | DType::Complex128)
+}
+
+/// Whether a case whose storages have these dtypes surely computes a `remainder`/`fmod` in
+/// float64: some storage is 64-bit floating and no floating storage is narrower. A float64
+/// 0-d tensor next to a float32 one leaves the computation in float32 (dimensioned tensors
+/// win), so a mix counts as narrow: the narrower range only keeps more values out.
+fn computes_wide(dtypes: impl Iterator<Item = DType>) -> bool {
+    let floats: Vec<DType> = dtypes
+        .filter(|d| d.is_floating() || d.is_complex())
+        .collect();
+    !floats.is_empty() && floats.into_iter().all(is_wide)
 }
 
 /// The largest quotient a `remainder`/`fmod` computes without overflow: float64's range when
@@ -200,11 +211,11 @@ pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
         .into_iter()
         .filter(|v| *v > 0.0 && v.is_finite())
         .fold(f64::INFINITY, f64::min);
-    let wide = case
-        .storages
-        .values()
-        .filter_map(|s| DType::from_name(&s.dtype))
-        .any(is_wide);
+    let wide = computes_wide(
+        case.storages
+            .values()
+            .filter_map(|s| DType::from_name(&s.dtype)),
+    );
     let limit = quotient_range(wide) * smallest;
     let overflows = |v: f64| v.is_finite() && v.abs() > limit;
     match x.clone() {
@@ -247,6 +258,17 @@ pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
 /// consistent_remainders(&mut case);
 /// let values = case.storages.values().next().unwrap().values.clone().unwrap();
 /// assert_eq!(values, [Num::Float(-2.5), Num::Float(0.5)]);
+///
+/// // A float64 0-d divisor leaves the computation in float32: the float32 range still holds.
+/// let mut b = CaseBuilder::default();
+/// let s = b.literal_storage(DType::Float32, vec![Num::Float(3e38), Num::Float(1.0)]);
+/// let d = b.literal_storage(DType::Float64, vec![Num::Float(0.5)]);
+/// let x = b.tensor(&s, &[2], &spec);
+/// let zero_d = bcast_fuzzing::gen::ViewSpec { strides: vec![], storage_len: 1, ..spec };
+/// let y = b.tensor(&d, &[], &zero_d);
+/// let mut case = b.finish("Tensor.remainder", vec![Arg::Tensor(x), Arg::Tensor(y)]);
+/// consistent_remainders(&mut case);
+/// assert_eq!(case.storages[&s].values.clone().unwrap(), [Num::Float(-2.5), Num::Float(1.0)]);
 /// ```
 pub fn consistent_remainders(case: &mut Case) {
     let Some((op, form)) = bcast_case::ops::lookup(&case.call.fn_) else {
@@ -290,7 +312,7 @@ pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg 
         Arg::Tensor(name) => b.largest_finite(name),
         _ => 0.0,
     };
-    let limit = quotient_range(b.has_dtype(is_wide));
+    let limit = quotient_range(computes_wide(b.dtypes()));
     let fits = |d: f64| largest / d <= limit;
     if d > 0.0 && !fits(d) {
         // 0.25, or for a dividend too large for that 2^-120 of it (256 for float32's largest,
