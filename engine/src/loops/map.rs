@@ -97,23 +97,7 @@ pub fn map_binary<A: Element, B: Element, R: Element>(
     b: &Tensor,
     f: impl Fn(A, B) -> R + Sync,
 ) -> Result<()> {
-    let pinned = Pinned::new(out, &[a, b]);
-    let po = pinned.base::<R>(out)?;
-    let (pa, pb) = (
-        pinned.base::<A>(a)? as *const A,
-        pinned.base::<B>(b)? as *const B,
-    );
-    let kernel = Binary::new(&f);
-    drive(
-        [out, a, b],
-        [po as *mut u8, pa as *mut u8, pb as *mut u8],
-        &kernel,
-        // SAFETY: as in `map_unary`.
-        |k| unsafe {
-            po.add(k[0])
-                .write(f(pa.add(k[1]).read(), pb.add(k[2]).read()))
-        },
-    )
+    drive_binary(out, a, b, &Binary::new(&f), &f)
 }
 
 /// Writes `exact(a, b)` into every element of `out`, as [`map_binary`] does, where `fast` is
@@ -129,23 +113,7 @@ pub(crate) fn map_binary_guarded<A: Element, B: Element, R: Element>(
     fast: impl Fn(A, B) -> (R, bool) + Sync,
     exact: impl Fn(A, B) -> R + Sync,
 ) -> Result<()> {
-    let pinned = Pinned::new(out, &[a, b]);
-    let po = pinned.base::<R>(out)?;
-    let (pa, pb) = (
-        pinned.base::<A>(a)? as *const A,
-        pinned.base::<B>(b)? as *const B,
-    );
-    let kernel = GuardedBinary::new(&fast, &exact);
-    drive(
-        [out, a, b],
-        [po as *mut u8, pa as *mut u8, pb as *mut u8],
-        &kernel,
-        // SAFETY: as in `map_unary`.
-        |k| unsafe {
-            po.add(k[0])
-                .write(exact(pa.add(k[1]).read(), pb.add(k[2]).read()))
-        },
-    )
+    drive_binary(out, a, b, &GuardedBinary::new(&fast, &exact), &exact)
 }
 
 /// Writes `g(a, b)` computed in `f32` and rounded into every element of `out`, a `float16`
@@ -161,27 +129,36 @@ pub(crate) fn map_binary_widened<T: WidenSlice>(
     b: &Tensor,
     g: impl Fn(f32, f32) -> f32 + Sync,
 ) -> Result<()> {
+    let element = |x: T, y: T| T::from_f32(g(x.cast::<f32>(), y.cast::<f32>()));
     if !T::BY_SLICE {
-        return map_binary(out, a, b, move |x: T, y: T| {
-            T::from_f32(g(x.cast::<f32>(), y.cast::<f32>()))
-        });
+        return map_binary(out, a, b, element);
     }
+    drive_binary(out, a, b, &WidenedBinary::<T, _>::new(&g), &element)
+}
+
+/// The two-input walk behind the `map_binary` forms: `kernel` over the plan's rows, and
+/// `element` (the same function, one element at a time) where the index map drives.
+fn drive_binary<A: Element, B: Element, R: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    kernel: &impl Rows<3>,
+    element: &impl Fn(A, B) -> R,
+) -> Result<()> {
     let pinned = Pinned::new(out, &[a, b]);
-    let po = pinned.base::<T>(out)?;
+    let po = pinned.base::<R>(out)?;
     let (pa, pb) = (
-        pinned.base::<T>(a)? as *const T,
-        pinned.base::<T>(b)? as *const T,
+        pinned.base::<A>(a)? as *const A,
+        pinned.base::<B>(b)? as *const B,
     );
-    let kernel = WidenedBinary::<T, _>::new(&g);
     drive(
         [out, a, b],
         [po as *mut u8, pa as *mut u8, pb as *mut u8],
-        &kernel,
+        kernel,
         // SAFETY: as in `map_unary`.
         |k| unsafe {
-            let (x, y) = (pa.add(k[1]).read(), pb.add(k[2]).read());
             po.add(k[0])
-                .write(T::from_f32(g(x.cast::<f32>(), y.cast::<f32>())))
+                .write(element(pa.add(k[1]).read(), pb.add(k[2]).read()))
         },
     )
 }
