@@ -15,6 +15,7 @@
 //! assert_eq!(err.message(), "Storage size calculation overflowed with sizes=[2305843009213693952, 2] and strides=[2, 1]");
 //! ```
 
+use crate::dims::SignedDims;
 use crate::layout::compute_storage_nbytes;
 use crate::shape::{format_sizes, nonnegative_sizes, signed_sizes};
 use crate::{DType, Error, Layout, Result, Storage, Tensor};
@@ -87,7 +88,7 @@ pub fn empty_in_format(shape: &[usize], strides: &[usize], dtype: DType) -> Resu
     let sizes = signed_sizes(shape);
     nonnegative_sizes(&sizes)?;
     let bytes = contiguous_nbytes(&sizes, dtype.itemsize(), 0)?;
-    let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0)?;
+    let layout = Layout::new(shape, strides, 0)?;
     let storage = Storage::zeros(dtype, (bytes / dtype.itemsize() as u64) as usize)?;
     Tensor::from_storage(&storage, layout)
 }
@@ -102,9 +103,9 @@ pub fn empty_in_format(shape: &[usize], strides: &[usize], dtype: DType) -> Resu
 pub fn empty_strided(shape: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
     let sizes = signed_sizes(shape);
     nonnegative_sizes(&sizes)?;
-    let signed_strides: Vec<i64> = strides.iter().map(|&s| s as i64).collect();
+    let signed_strides: SignedDims = strides.iter().map(|&s| s as i64).collect();
     let bytes = compute_storage_nbytes(&sizes, &signed_strides, dtype.itemsize(), 0)?;
-    let layout = Layout::new(shape.to_vec(), strides.to_vec(), 0)?;
+    let layout = Layout::new(shape, strides, 0)?;
     let storage = Storage::zeros(dtype, (bytes / dtype.itemsize() as u64) as usize)?;
     Tensor::from_storage(&storage, layout)
 }

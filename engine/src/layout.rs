@@ -10,14 +10,15 @@
 //! assert!(!t.is_contiguous() && t.is_non_overlapping_and_dense());
 //! ```
 
+use crate::dims::SignedDims;
 use crate::shape::{format_shape, format_sizes, numel_of, signed_sizes};
-use crate::{Error, Result};
+use crate::{Dims, Error, Result};
 
 /// Where the elements of a view live in its storage.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<usize>,
+    shape: Dims,
+    strides: Dims,
     offset: usize,
 }
 
@@ -25,10 +26,10 @@ pub struct Layout {
 ///
 /// ```
 /// # use bcast_engine::layout::contiguous_strides;
-/// assert_eq!(contiguous_strides(&[2, 0, 3]), vec![3, 3, 1]);
+/// assert_eq!(&contiguous_strides(&[2, 0, 3])[..], &[3, 3, 1]);
 /// ```
-pub fn contiguous_strides(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1usize; shape.len()];
+pub fn contiguous_strides(shape: &[usize]) -> Dims {
+    let mut strides: Dims = smallvec::smallvec![1usize; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
         strides[i] = strides[i + 1].saturating_mul(shape[i + 1].max(1));
     }
@@ -104,7 +105,7 @@ impl Layout {
     /// A row-major layout at offset 0.
     pub fn contiguous(shape: &[usize]) -> Layout {
         Layout {
-            shape: shape.to_vec(),
+            shape: Dims::from_slice(shape),
             strides: contiguous_strides(shape),
             offset: 0,
         }
@@ -115,7 +116,8 @@ impl Layout {
     /// # Errors
     /// When shape and strides differ in length, or the storage extent or the numel overflows
     /// (checked in that order, as torch's `as_strided` does).
-    pub fn new(shape: Vec<usize>, strides: Vec<usize>, offset: usize) -> Result<Layout> {
+    pub fn new(shape: impl Into<Dims>, strides: impl Into<Dims>, offset: usize) -> Result<Layout> {
+        let (shape, strides) = (shape.into(), strides.into());
         if shape.len() != strides.len() {
             return Err(Error::internal(format!(
                 "a layout needs one stride per dim, got shape {} and strides {}",
@@ -123,7 +125,7 @@ impl Layout {
                 format_sizes(&strides)
             )));
         }
-        let signed_strides: Vec<i64> = strides.iter().map(|&s| s as i64).collect();
+        let signed_strides: SignedDims = strides.iter().map(|&s| s as i64).collect();
         compute_storage_nbytes(&signed_sizes(&shape), &signed_strides, 1, offset as i64)?;
         numel_of(&shape)?;
         Ok(Layout {
@@ -218,7 +220,7 @@ impl Layout {
         if ndim == 1 {
             return self.shape[0] < 2 || self.strides[0] == 1;
         }
-        let mut perm: Vec<usize> = (0..ndim).collect();
+        let mut perm: Dims = (0..ndim).collect();
         // Sort by stride, with size-0 and size-1 dims last.
         perm.sort_by_key(|&d| (self.shape[d] < 2, self.strides[d]));
         let mut required = 1usize;

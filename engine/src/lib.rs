@@ -15,7 +15,7 @@
 //! let e = x.expand(&[4, 3]).unwrap();
 //! assert_eq!(e.strides(), &[0, 1]);
 //! assert!(e.shares_storage(&x));
-//! assert_eq!(shape::infer_size(&[3, 1], &[1, 4]).unwrap(), vec![3, 4]);
+//! assert_eq!(&shape::infer_size(&[3, 1], &[1, 4]).unwrap()[..], &[3, 4]);
 //! let sum = bcast_engine::ops::binary(bcast_engine::ops::BinaryOp::Mul, &e, 2.5, None).unwrap();
 //! assert_eq!((sum.shape(), sum.dtype()), (&[4, 3][..], bcast_engine::DType::Float32));
 //! ```
@@ -25,6 +25,7 @@
 pub mod alloc;
 pub mod complex;
 pub mod config;
+pub mod dims;
 pub mod dtype;
 pub mod element;
 pub mod error;
@@ -59,6 +60,7 @@ pub mod kernels {
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
 
+pub use dims::Dims;
 pub use dtype::{Category, DType};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};

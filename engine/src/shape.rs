@@ -3,13 +3,14 @@
 //!
 //! ```
 //! use bcast_engine::shape::{infer_size, wrap_dim};
-//! assert_eq!(infer_size(&[5, 1, 4, 1], &[3, 1, 1]).unwrap(), vec![5, 3, 4, 1]);
+//! assert_eq!(&infer_size(&[5, 1, 4, 1], &[3, 1, 1]).unwrap()[..], &[5, 3, 4, 1]);
 //! let err = infer_size(&[5, 2, 4, 1], &[3, 1, 1]).unwrap_err();
 //! assert_eq!(err.message(), "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1");
 //! assert_eq!(wrap_dim(-1, 3).unwrap(), 2);
 //! ```
 
-use crate::{Error, Result};
+use crate::dims::SignedDims;
+use crate::{Dims, Error, Result};
 
 /// Formats sizes as torch prints an `IntArrayRef`: `[1, 3, 1]`.
 pub fn format_sizes<T: std::fmt::Display>(sizes: &[T]) -> String {
@@ -31,9 +32,9 @@ pub fn format_tuple<T: std::fmt::Display>(items: &[T]) -> String {
 ///
 /// # Errors
 /// `RuntimeError` naming the first mismatching dim from the right, in the result's numbering.
-pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Dims> {
     let ndim = a.len().max(b.len());
-    let mut out = vec![0; ndim];
+    let mut out: Dims = smallvec::smallvec![0; ndim];
     for i in (0..ndim).rev() {
         let offset = ndim - 1 - i;
         let size_a = if offset < a.len() {
@@ -60,10 +61,10 @@ pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
 ///
 /// ```
 /// # use bcast_engine::shape::broadcast_all;
-/// assert_eq!(broadcast_all(&[&[3, 1], &[1, 4], &[]]).unwrap(), vec![3, 4]);
+/// assert_eq!(&broadcast_all(&[&[3, 1], &[1, 4], &[]]).unwrap()[..], &[3, 4]);
 /// ```
-pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Vec<usize>> {
-    let mut out: Vec<usize> = Vec::new();
+pub fn broadcast_all(shapes: &[&[usize]]) -> Result<Dims> {
+    let mut out = Dims::new();
     for shape in shapes {
         out = infer_size(&out, shape)?;
     }
@@ -190,7 +191,7 @@ pub fn numel_of(shape: &[usize]) -> Result<usize> {
 }
 
 /// A shape's sizes as torch's signed `int64` values.
-pub fn signed_sizes(shape: &[usize]) -> Vec<i64> {
+pub fn signed_sizes(shape: &[usize]) -> SignedDims {
     shape.iter().map(|&s| s as i64).collect()
 }
 
@@ -223,7 +224,7 @@ pub fn wrap_dim(dim: i64, ndim: usize) -> Result<usize> {
 }
 
 /// Converts user sizes to `usize`, failing on a negative one like torch's `check_size_nonnegative`.
-pub fn nonnegative_sizes(sizes: &[i64]) -> Result<Vec<usize>> {
+pub fn nonnegative_sizes(sizes: &[i64]) -> Result<Dims> {
     sizes
         .iter()
         .map(|&s| {

@@ -97,7 +97,7 @@ impl Tensor {
     /// message) or its size computation overflows.
     pub fn from_storage(storage: &Storage, layout: Layout) -> Result<Tensor> {
         let dtype = storage.dtype();
-        let strides: Vec<i64> = layout.strides().iter().map(|&s| s as i64).collect();
+        let strides: crate::dims::SignedDims = layout.strides().iter().map(|&s| s as i64).collect();
         let sizes = crate::shape::signed_sizes(layout.shape());
         check_in_bounds(
             &sizes,

@@ -283,10 +283,10 @@ fn joint_dim_steps(case: &Case, out: &mut Vec<Case>) {
 /// Changes a view's shape (and strides); a contiguous view stays contiguous, so that a smaller
 /// shape is never judged more complex for its old strides.
 fn reshape(t: &mut TensorSpec, change: impl FnOnce(&mut Vec<usize>, &mut Vec<usize>)) {
-    let contiguous = t.strides == contiguous_strides(&t.shape);
+    let contiguous = t.strides == contiguous_strides(&t.shape).as_slice();
     change(&mut t.shape, &mut t.strides);
     if contiguous {
-        t.strides = contiguous_strides(&t.shape);
+        t.strides = contiguous_strides(&t.shape).to_vec();
     }
 }
 
@@ -316,9 +316,9 @@ fn tensor_steps(case: &Case, name: &str, out: &mut Vec<Case>) {
             out.push(edit(&|t| reshape(t, |shape, _| shape[d] = n)));
         }
     }
-    if t.strides != contiguous_strides(&t.shape) || t.offset != 0 {
+    if t.strides != contiguous_strides(&t.shape).as_slice() || t.offset != 0 {
         out.push(edit(&|t| {
-            t.strides = contiguous_strides(&t.shape);
+            t.strides = contiguous_strides(&t.shape).to_vec();
             t.offset = 0;
         }));
     }

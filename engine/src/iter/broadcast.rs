@@ -2,7 +2,7 @@
 //! `compute_shape` and `compute_strides` make them.
 
 use crate::shape::infer_size;
-use crate::{Layout, Result};
+use crate::{Dims, Layout, Result};
 
 /// The common shape of `shapes`, folding [`infer_size`] from the left in operand order, so an
 /// error names the accumulated shape as tensor a and the next operand as tensor b. Also
@@ -11,13 +11,14 @@ use crate::{Layout, Result};
 ///
 /// ```
 /// # use bcast_engine::iter::compute_shape;
-/// assert_eq!(compute_shape(&[&[3, 1], &[4]]).unwrap(), (vec![3, 4], false));
-/// assert_eq!(compute_shape(&[&[2], &[2]]).unwrap(), (vec![2], true));
+/// let (shape, same) = compute_shape(&[&[3, 1], &[4]]).unwrap();
+/// assert_eq!((&shape[..], same), (&[3, 4][..], false));
+/// assert!(compute_shape(&[&[2], &[2]]).unwrap().1);
 /// let err = compute_shape(&[&[2], &[2], &[3]]).unwrap_err();
 /// assert_eq!(err.message(), "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0");
 /// ```
-pub fn compute_shape(shapes: &[&[usize]]) -> Result<(Vec<usize>, bool)> {
-    let mut shape: Vec<usize> = Vec::new();
+pub fn compute_shape(shapes: &[&[usize]]) -> Result<(Dims, bool)> {
+    let mut shape = Dims::new();
     let mut same = true;
     let (mut has_scalars, mut has_tensors) = (false, false);
     for (i, s) in shapes.iter().enumerate() {
@@ -30,7 +31,7 @@ pub fn compute_shape(shapes: &[&[usize]]) -> Result<(Vec<usize>, bool)> {
             same = false;
         }
         if i == 0 || shape.is_empty() {
-            shape = s.to_vec();
+            shape = Dims::from_slice(s);
         } else if *s != shape.as_slice() {
             same = false;
             shape = infer_size(&shape, s)?;
@@ -46,13 +47,13 @@ pub fn compute_shape(shapes: &[&[usize]]) -> Result<(Vec<usize>, bool)> {
 /// ```
 /// # use bcast_engine::{iter::broadcast_strides, Layout};
 /// let col = Layout::new(vec![3, 1], vec![5, 7], 0).unwrap();
-/// assert_eq!(broadcast_strides(&[2, 3, 4], &col), vec![0, 5, 0]);
-/// assert_eq!(broadcast_strides(&[2, 3, 1], &col), vec![0, 5, 7]);
+/// assert_eq!(&broadcast_strides(&[2, 3, 4], &col)[..], &[0, 5, 0]);
+/// assert_eq!(&broadcast_strides(&[2, 3, 1], &col)[..], &[0, 5, 7]);
 /// ```
-pub fn broadcast_strides(shape: &[usize], layout: &Layout) -> Vec<usize> {
+pub fn broadcast_strides(shape: &[usize], layout: &Layout) -> Dims {
     let ndim = shape.len();
     let lead = ndim.saturating_sub(layout.ndim());
-    let mut strides = vec![0; ndim];
+    let mut strides: Dims = smallvec::smallvec![0; ndim];
     for (i, (&size, &stride)) in layout.shape().iter().zip(layout.strides()).enumerate() {
         let d = lead + i;
         if d < ndim && !(size == 1 && shape[d] != 1) {

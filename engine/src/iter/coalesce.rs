@@ -1,6 +1,8 @@
 //! Merging adjacent dims that every operand walks as one, TensorIterator's
 //! `coalesce_dimensions`.
 
+use crate::Dims;
+
 /// Coalesces dims in place. `shape` and every operand's `strides` are in iteration order
 /// (fastest first). Two neighbours merge when either has size 1 or, for every operand,
 /// `shape[d] * stride[d] == stride[d + 1]`. Stride lists of another length than `shape` leave
@@ -8,12 +10,13 @@
 ///
 /// ```
 /// # use bcast_engine::iter::coalesce;
-/// let mut shape = vec![4, 3];
-/// let mut strides = vec![vec![1, 4], vec![0, 0]];
+/// # use bcast_engine::Dims;
+/// let mut shape = Dims::from_slice(&[4, 3]);
+/// let mut strides = [Dims::from_slice(&[1, 4]), Dims::from_slice(&[0, 0])];
 /// coalesce(&mut shape, &mut strides);
-/// assert_eq!((shape, strides), (vec![12], vec![vec![1], vec![0]]));
+/// assert_eq!((&shape[..], &strides[0][..], &strides[1][..]), (&[12][..], &[1][..], &[0][..]));
 /// ```
-pub fn coalesce(shape: &mut Vec<usize>, strides: &mut [Vec<usize>]) {
+pub fn coalesce(shape: &mut Dims, strides: &mut [Dims]) {
     let ndim = shape.len();
     if ndim <= 1 || strides.iter().any(|s| s.len() != ndim) {
         return;

@@ -2,7 +2,7 @@
 //! operand agrees on a layout, else strides that follow the dim order of the inputs.
 
 use crate::layout::contiguous_strides;
-use crate::{alloc, DType, Layout, Result, Tensor};
+use crate::{alloc, DType, Dims, Layout, Result, Tensor};
 
 /// TensorIterator's fast setups (`compute_fast_setup_type`): the layouts every participating
 /// operand shares, when they all have the same shape.
@@ -13,7 +13,7 @@ pub enum FastSetup {
     /// Every operand is channels-last contiguous (4-d): so is the output.
     ChannelsLast,
     /// Every operand is non-overlapping and dense with the same strides: the output takes them.
-    Dense(Vec<usize>),
+    Dense(Dims),
 }
 
 /// The fast setup for operands that all have one shape (`same_shape`), or `None`.
@@ -21,9 +21,9 @@ pub enum FastSetup {
 /// first; the dense case copies the strides of the last one.
 ///
 /// ```
-/// # use bcast_engine::{iter::{fast_setup, FastSetup}, Layout};
+/// # use bcast_engine::{iter::{fast_setup, FastSetup}, Dims, Layout};
 /// let t = Layout::new(vec![2, 3], vec![1, 2], 0).unwrap();
-/// assert_eq!(fast_setup(true, &[&t, &t]), Some(FastSetup::Dense(vec![1, 2])));
+/// assert_eq!(fast_setup(true, &[&t, &t]), Some(FastSetup::Dense(Dims::from_slice(&[1, 2]))));
 /// let c = Layout::contiguous(&[2, 3]);
 /// assert_eq!(fast_setup(true, &[&t, &c]), None);
 /// assert_eq!(fast_setup(true, &[&c, &c]), Some(FastSetup::Contiguous));
@@ -45,7 +45,7 @@ pub fn fast_setup(same_shape: bool, layouts: &[&Layout]) -> Option<FastSetup> {
     if layouts.iter().any(|l| l.strides() != last.strides()) {
         return None;
     }
-    Some(FastSetup::Dense(last.strides().to_vec()))
+    Some(FastSetup::Dense(Dims::from_slice(last.strides())))
 }
 
 /// Channels-last strides of a 4-d shape, as `empty(..., memory_format=torch.channels_last)`
@@ -54,13 +54,13 @@ pub fn fast_setup(same_shape: bool, layouts: &[&Layout]) -> Option<FastSetup> {
 ///
 /// ```
 /// # use bcast_engine::iter::channels_last_strides;
-/// assert_eq!(channels_last_strides(&[2, 3, 4, 5]), vec![60, 1, 15, 3]);
+/// assert_eq!(&channels_last_strides(&[2, 3, 4, 5])[..], &[60, 1, 15, 3]);
 /// ```
-pub fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
+pub fn channels_last_strides(shape: &[usize]) -> Dims {
     if shape.len() != 4 {
         return contiguous_strides(shape);
     }
-    let mut s = vec![0; 4];
+    let mut s: Dims = smallvec::smallvec![0; 4];
     s[1] = 1;
     s[3] = shape[1];
     s[2] = s[3].wrapping_mul(shape[3]);
@@ -75,9 +75,9 @@ pub fn channels_last_strides(shape: &[usize]) -> Vec<usize> {
 pub enum OutputAlloc {
     /// `empty` in a memory format (row-major, or channels-last for that fast setup), whose
     /// strides these are.
-    Format(Vec<usize>),
+    Format(Dims),
     /// `empty_strided` with these strides (torch's `int64` strides bit for bit).
-    Strided(Vec<usize>),
+    Strided(Dims),
 }
 
 impl OutputAlloc {
@@ -108,15 +108,16 @@ impl OutputAlloc {
 /// stride that overflows comes out as torch prints it (possibly negative).
 ///
 /// ```
-/// # use bcast_engine::iter::{perm_alloc, OutputAlloc};
-/// assert_eq!(perm_alloc(&[3, 2], &[0, 1], 4), OutputAlloc::Strided(vec![1, 3]));
-/// assert_eq!(perm_alloc(&[3, 2], &[1, 0], 4), OutputAlloc::Format(vec![2, 1]));
+/// # use bcast_engine::{iter::{perm_alloc, OutputAlloc}, Dims};
+/// assert_eq!(perm_alloc(&[3, 2], &[0, 1], 4), OutputAlloc::Strided(Dims::from_slice(&[1, 3])));
+/// assert_eq!(perm_alloc(&[3, 2], &[1, 0], 4), OutputAlloc::Format(Dims::from_slice(&[2, 1])));
 /// let wrapped = perm_alloc(&[2, 1 << 60, 2], &[0, 1, 2], 4);
 /// assert_eq!(wrapped.strides()[2] as i64, -(1 << 61));
 /// ```
 pub fn perm_alloc(shape: &[usize], perm: &[usize], itemsize: usize) -> OutputAlloc {
     let ndim = shape.len();
-    let mut seen = vec![false; ndim];
+    let mut seen: smallvec::SmallVec<[bool; crate::dims::INLINE]> =
+        smallvec::smallvec![false; ndim];
     let is_permutation = perm.len() == ndim
         && perm
             .iter()
@@ -125,7 +126,7 @@ pub fn perm_alloc(shape: &[usize], perm: &[usize], itemsize: usize) -> OutputAll
         return OutputAlloc::Format(contiguous_strides(shape));
     }
     let itemsize = itemsize.max(1) as i64;
-    let mut strides = vec![0; ndim];
+    let mut strides: Dims = smallvec::smallvec![0; ndim];
     let mut next_bytes = itemsize;
     for &d in perm {
         strides[d] = (next_bytes / itemsize) as usize;
@@ -139,11 +140,11 @@ pub fn perm_alloc(shape: &[usize], perm: &[usize], itemsize: usize) -> OutputAll
 ///
 /// ```
 /// # use bcast_engine::iter::strides_from_perm;
-/// assert_eq!(strides_from_perm(&[3, 2], &[0, 1]), vec![1, 3]);
-/// assert_eq!(strides_from_perm(&[2, 0, 3], &[2, 1, 0]), vec![3, 3, 1]);
+/// assert_eq!(&strides_from_perm(&[3, 2], &[0, 1])[..], &[1, 3]);
+/// assert_eq!(&strides_from_perm(&[2, 0, 3], &[2, 1, 0])[..], &[3, 3, 1]);
 /// ```
-pub fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Vec<usize> {
-    perm_alloc(shape, perm, 1).strides().to_vec()
+pub fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Dims {
+    Dims::from_slice(perm_alloc(shape, perm, 1).strides())
 }
 
 /// How an output of an iteration of `shape` with items of `itemsize` bytes is allocated: the
@@ -165,6 +166,6 @@ pub fn output_alloc(
 
 /// The strides of an output allocated for an iteration of `shape`: the fast setup's, else
 /// [`strides_from_perm`].
-pub fn output_strides(shape: &[usize], fast: Option<&FastSetup>, perm: &[usize]) -> Vec<usize> {
-    output_alloc(shape, fast, perm, 1).strides().to_vec()
+pub fn output_strides(shape: &[usize], fast: Option<&FastSetup>, perm: &[usize]) -> Dims {
+    Dims::from_slice(output_alloc(shape, fast, perm, 1).strides())
 }

@@ -3,7 +3,11 @@
 //! [`crate::loops`]).
 
 use super::{broadcast_strides, coalesce, reorder_dims};
-use crate::Layout;
+use crate::{Dims, Layout};
+use smallvec::SmallVec;
+
+/// One entry per operand (an output and up to three inputs inline).
+type PerOperand<T> = SmallVec<[T; 4]>;
 
 /// How to walk every element of a broadcast shape over several operands (output first).
 ///
@@ -18,9 +22,9 @@ use crate::Layout;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
-    shape: Vec<usize>,
-    strides: Vec<Vec<usize>>,
-    offsets: Vec<usize>,
+    shape: Dims,
+    strides: PerOperand<Dims>,
+    offsets: PerOperand<usize>,
 }
 
 /// A two-dimensional block of a plan: `rows` rows of `len` elements. Operand `k` starts at
@@ -44,14 +48,14 @@ impl Plan {
     /// reordered by stride, then coalesced. Positions are only meaningful for layouts that
     /// broadcast to `shape` (the loops check that before they build a plan).
     pub fn new(shape: &[usize], layouts: &[&Layout]) -> Plan {
-        let broadcast: Vec<Vec<usize>> = layouts
+        let broadcast: PerOperand<Dims> = layouts
             .iter()
             .map(|l| broadcast_strides(shape, l))
             .collect();
-        let views: Vec<&[usize]> = broadcast.iter().map(Vec::as_slice).collect();
+        let views: PerOperand<&[usize]> = broadcast.iter().map(|s| s.as_slice()).collect();
         let perm = reorder_dims(shape, &views);
-        let mut order: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
-        let mut strides: Vec<Vec<usize>> = broadcast
+        let mut order: Dims = perm.iter().map(|&d| shape[d]).collect();
+        let mut strides: PerOperand<Dims> = broadcast
             .iter()
             .map(|s| perm.iter().map(|&d| s[d]).collect())
             .collect();
@@ -70,7 +74,7 @@ impl Plan {
 
     /// Operand `k`'s strides, in iteration order (empty for an operand it does not have).
     pub fn strides(&self, k: usize) -> &[usize] {
-        self.strides.get(k).map_or(&[], Vec::as_slice)
+        self.strides.get(k).map_or(&[], |s| s.as_slice())
     }
 
     /// The number of elements visited.
@@ -108,7 +112,7 @@ impl Plan {
         let Some(strides) = self.strides.get(k) else {
             return false;
         };
-        let mut dims: Vec<(usize, usize)> = self
+        let mut dims: SmallVec<[(usize, usize); crate::dims::INLINE]> = self
             .shape
             .iter()
             .zip(strides)
@@ -140,7 +144,7 @@ impl Plan {
         }
         let ntensors = self.offsets.len();
         let ndim = self.shape.len();
-        let dim_strides = |d: usize| -> Vec<usize> {
+        let dim_strides = |d: usize| -> PerOperand<usize> {
             self.strides
                 .iter()
                 .map(|s| if d < ndim { s[d] } else { 0 })
@@ -151,7 +155,7 @@ impl Plan {
         let len = self.shape.first().copied().unwrap_or(1);
         let rows = self.shape.get(1).copied().unwrap_or(1);
         let mut offsets = self.offsets.clone();
-        let mut counter = vec![0usize; ndim];
+        let mut counter: Dims = smallvec::smallvec![0usize; ndim];
         loop {
             f(&Block {
                 offsets: &offsets,

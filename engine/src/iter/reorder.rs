@@ -1,6 +1,7 @@
 //! The dim order of an iteration, TensorIterator's `reorder_dimensions`.
 
 use super::sort_dims;
+use crate::Dims;
 
 /// Orders the dims fastest-moving first by the operands' broadcast strides, in operand order:
 /// the first operand whose strides tell two dims apart decides (a stride of 0 tells nothing),
@@ -10,12 +11,12 @@ use super::sort_dims;
 ///
 /// ```
 /// # use bcast_engine::iter::reorder_dims;
-/// assert_eq!(reorder_dims(&[2, 3], &[&[3, 1]]), vec![1, 0]);
+/// assert_eq!(&reorder_dims(&[2, 3], &[&[3, 1]])[..], &[1, 0]);
 /// // The first operand cannot tell (a stride 0); the second is transposed.
-/// assert_eq!(reorder_dims(&[2, 3], &[&[0, 1], &[1, 2]]), vec![0, 1]);
-/// assert_eq!(reorder_dims(&[2, 3], &[&[1, 2], &[3, 1]]), vec![0, 1]);
+/// assert_eq!(&reorder_dims(&[2, 3], &[&[0, 1], &[1, 2]])[..], &[0, 1]);
+/// assert_eq!(&reorder_dims(&[2, 3], &[&[1, 2], &[3, 1]])[..], &[0, 1]);
 /// ```
-pub fn reorder_dims(shape: &[usize], strides: &[&[usize]]) -> Vec<usize> {
+pub fn reorder_dims(shape: &[usize], strides: &[&[usize]]) -> Dims {
     let ndim = shape.len();
     if ndim <= 1 {
         return (0..ndim).collect();

@@ -6,7 +6,8 @@ use super::{broadcast_strides, compute_shape, fast_setup, output_alloc, reorder_
 use crate::overlap::{assert_no_internal_overlap, assert_no_partial_overlap};
 use crate::result_type::{result_type, Participant};
 use crate::shape::format_shape;
-use crate::{alloc, loops, resize, DType, Error, Layout, Result, Scalar, Tensor};
+use crate::{alloc, loops, resize, DType, Dims, Error, Layout, Result, Scalar, Tensor};
+use smallvec::SmallVec;
 
 /// What a call asks of the setup (the parts of torch's `TensorIteratorConfig` used here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +111,7 @@ impl Output {
 pub struct IterSetup {
     output: Output,
     inputs: Vec<IterInput>,
-    shape: Vec<usize>,
+    shape: Dims,
     same_shape: bool,
 }
 
@@ -128,12 +129,14 @@ impl IterSetup {
                 assert_no_partial_overlap(o, &input.tensor)?;
             }
         }
-        let mut shapes: Vec<&[usize]> = Vec::new();
-        if let (false, Some(o)) = (config.resize_outputs, out) {
-            shapes.push(o.shape());
-        }
-        shapes.extend(inputs.iter().map(|i| i.tensor.shape()));
-        let (shape, same_shape) = compute_shape(&shapes)?;
+        let (shape, same_shape) = {
+            let mut shapes: SmallVec<[&[usize]; 4]> = SmallVec::new();
+            if let (false, Some(o)) = (config.resize_outputs, out) {
+                shapes.push(o.shape());
+            }
+            shapes.extend(inputs.iter().map(|i| i.tensor.shape()));
+            compute_shape(&shapes)?
+        };
         let mut will_resize = false;
         if let Some(o) = out {
             if o.shape() != shape.as_slice() {
@@ -175,7 +178,8 @@ impl IterSetup {
     /// # Errors
     /// A `complex32` result, which the engine does not have.
     pub fn result_type(&self) -> Result<DType> {
-        let parts: Vec<Participant> = self.inputs.iter().map(IterInput::participant).collect();
+        let parts: SmallVec<[Participant; 4]> =
+            self.inputs.iter().map(IterInput::participant).collect();
         result_type(&parts)
     }
 
@@ -276,22 +280,26 @@ impl IterSetup {
         } = self;
         let needs_layout = output.given.is_none() || output.will_resize;
         if needs_layout {
-            let mut layouts: Vec<&Layout> = Vec::new();
-            if !output.will_resize {
-                layouts.extend(output.target().map(Tensor::layout));
-            }
-            layouts.extend(inputs.iter().map(|i| i.tensor.layout()));
-            let fast = fast_setup(same_shape, &layouts);
-            let perm = match fast {
-                Some(_) => Vec::new(),
-                None => {
-                    let strides: Vec<Vec<usize>> = layouts
-                        .iter()
-                        .map(|l| broadcast_strides(&shape, l))
-                        .collect();
-                    let views: Vec<&[usize]> = strides.iter().map(Vec::as_slice).collect();
-                    reorder_dims(&shape, &views)
+            let (fast, perm) = {
+                let mut layouts: SmallVec<[&Layout; 4]> = SmallVec::new();
+                if !output.will_resize {
+                    layouts.extend(output.target().map(Tensor::layout));
                 }
+                layouts.extend(inputs.iter().map(|i| i.tensor.layout()));
+                let fast = fast_setup(same_shape, &layouts);
+                let perm = match fast {
+                    Some(_) => Dims::new(),
+                    None => {
+                        let strides: SmallVec<[Dims; 4]> = layouts
+                            .iter()
+                            .map(|l| broadcast_strides(&shape, l))
+                            .collect();
+                        let views: SmallVec<[&[usize]; 4]> =
+                            strides.iter().map(|s| s.as_slice()).collect();
+                        reorder_dims(&shape, &views)
+                    }
+                };
+                (fast, perm)
             };
             // torch counts the strides in bytes of the dtype the kernel writes.
             let target_dtype = output.target().map_or(new_dtype, Tensor::dtype);
@@ -336,7 +344,7 @@ pub struct Iter {
     target: Tensor,
     copy_back: Option<Tensor>,
     inputs: Vec<IterInput>,
-    shape: Vec<usize>,
+    shape: Dims,
 }
 
 impl Iter {

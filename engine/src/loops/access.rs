@@ -1,6 +1,7 @@
 //! Locking the storages of an iteration and handing the raw loops typed base pointers.
 
 use crate::{Buffer, DType, Element, Error, Result, Tensor};
+use smallvec::SmallVec;
 use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
 #[allow(dead_code)] // the guards are held for their locks, never read
@@ -20,16 +21,16 @@ struct Locked<'a> {
 /// The storages of one output and its inputs, each locked once: the output's for writing (an
 /// input viewing the same storage reads through it), the others for reading.
 pub(crate) struct Pinned<'a> {
-    locked: Vec<Locked<'a>>,
+    locked: SmallVec<[Locked<'a>; 4]>,
 }
 
 impl<'a> Pinned<'a> {
     /// Locks the storages of `output` and `inputs`, in storage order.
     pub(crate) fn new(output: &'a Tensor, inputs: &[&'a Tensor]) -> Pinned<'a> {
-        let mut all: Vec<(&'a Tensor, bool)> = vec![(output, true)];
+        let mut all: SmallVec<[(&'a Tensor, bool); 4]> = smallvec::smallvec![(output, true)];
         all.extend(inputs.iter().map(|&t| (t, false)));
         all.sort_by_key(|(t, write)| (t.storage().id(), !*write));
-        let mut locked: Vec<Locked<'a>> = Vec::new();
+        let mut locked: SmallVec<[Locked<'a>; 4]> = SmallVec::new();
         for (t, write) in all {
             let storage = t.storage();
             if locked.iter().any(|l| l.id == storage.id()) {

@@ -8,6 +8,7 @@
 //! non-temporal stores ([`super::stream`]) when the caller asks for it.
 
 use super::stream::{fence, streamable, streamed};
+use super::{BinaryRun, UnaryRun};
 use crate::half::WidenSlice;
 use std::any::TypeId;
 use std::marker::PhantomData;
@@ -291,6 +292,130 @@ where
                             .write(f(x.add(i * sx).read(), y.add(i * sy).read()));
                     }
                 }
+            }
+        }
+    }
+}
+
+/// A one-input loop whose contiguous rows go through `run`, an explicitly vectorised form of
+/// `f` with the same values (see [`UnaryRun`]); other rows are [`Unary`]'s. Non-temporal
+/// stores are not used.
+pub(crate) struct RunUnary<A, R, F> {
+    plain: Unary<A, R, F>,
+    run: UnaryRun<A, R>,
+}
+
+impl<A, R, F> RunUnary<A, R, F> {
+    pub(crate) fn new(f: F, run: UnaryRun<A, R>) -> Self {
+        RunUnary {
+            plain: Unary::new(f),
+            run,
+        }
+    }
+}
+
+impl<A, R, F> Rows<2> for RunUnary<A, R, F>
+where
+    A: Copy + 'static,
+    R: Copy + 'static,
+    F: Fn(A) -> R + Sync,
+{
+    fn itemsizes(&self) -> [usize; 2] {
+        self.plain.itemsizes()
+    }
+
+    #[inline(always)]
+    unsafe fn body(&self, ptr: [*mut u8; 2], rect: &Rect<2>, _stream: bool) {
+        let len = rect.len;
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+            let a = (ptr[1] as *const A).add(r * rect.row_step[1]);
+            match rect.step {
+                [1, 1] if same(o, a) || disjoint(o, a, len) => (self.run)(a, o, len),
+                _ => self
+                    .plain
+                    .body([o.cast(), a as *mut u8], &one_row(rect), false),
+            }
+        }
+    }
+}
+
+/// The walk of one row of `rect`.
+fn one_row<const N: usize>(rect: &Rect<N>) -> Rect<N> {
+    Rect {
+        rows: 1,
+        row_step: [0; N],
+        ..*rect
+    }
+}
+
+/// Elements of a stride-0 input a [`RunBinary`] row lays out at a time.
+const RUN_CHUNK: usize = 256;
+
+/// A two-input loop whose contiguous rows, and rows with one stride-0 input (laid out
+/// [`RUN_CHUNK`] copies at a time), go through `run`, an explicitly vectorised form of `f`
+/// with the same values (see [`BinaryRun`]); other rows are [`Binary`]'s. Non-temporal
+/// stores are not used.
+pub(crate) struct RunBinary<A, B, R, F> {
+    plain: Binary<A, B, R, F>,
+    run: BinaryRun<A, B, R>,
+}
+
+impl<A, B, R, F> RunBinary<A, B, R, F> {
+    pub(crate) fn new(f: F, run: BinaryRun<A, B, R>) -> Self {
+        RunBinary {
+            plain: Binary::new(f),
+            run,
+        }
+    }
+}
+
+impl<A, B, R, F> Rows<3> for RunBinary<A, B, R, F>
+where
+    A: Copy + 'static,
+    B: Copy + 'static,
+    R: Copy + 'static,
+    F: Fn(A, B) -> R + Sync,
+{
+    fn itemsizes(&self) -> [usize; 3] {
+        self.plain.itemsizes()
+    }
+
+    #[inline(always)]
+    unsafe fn body(&self, ptr: [*mut u8; 3], rect: &Rect<3>, _stream: bool) {
+        let (run, len) = (self.run, rect.len);
+        let apart = |o: *mut R, v: *const u8, size: usize| {
+            std::ptr::eq(o.cast::<u8>(), v)
+                || disjoint_spans(o.cast::<u8>(), len * size_of::<R>(), v, len * size)
+        };
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+            let x = (ptr[1] as *const A).add(r * rect.row_step[1]);
+            let y = (ptr[2] as *const B).add(r * rect.row_step[2]);
+            let (xb, yb) = (x.cast::<u8>(), y.cast::<u8>());
+            match rect.step {
+                [1, 1, 1] if apart(o, xb, size_of::<A>()) && apart(o, yb, size_of::<B>()) => {
+                    run(x, y, o, len)
+                }
+                [1, 1, 0] if apart(o, xb, size_of::<A>()) => {
+                    let ys = [y.read(); RUN_CHUNK];
+                    for start in (0..len).step_by(RUN_CHUNK) {
+                        let n = (len - start).min(RUN_CHUNK);
+                        run(x.add(start), ys.as_ptr(), o.add(start), n);
+                    }
+                }
+                [1, 0, 1] if apart(o, yb, size_of::<B>()) => {
+                    let xs = [x.read(); RUN_CHUNK];
+                    for start in (0..len).step_by(RUN_CHUNK) {
+                        let n = (len - start).min(RUN_CHUNK);
+                        run(xs.as_ptr(), y.add(start), o.add(start), n);
+                    }
+                }
+                _ => self.plain.body(
+                    [o.cast(), x as *mut u8, y as *mut u8],
+                    &one_row(rect),
+                    false,
+                ),
             }
         }
     }
@@ -824,6 +949,105 @@ mod tests {
                 assert!(same, "step {step:?}, len {len}");
             }
         }
+    }
+
+    /// Calls of [`counted_run`], to tell that the run loops used their run.
+    static RUN_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    /// A [`crate::loops::BinaryRun`] of `a * 3 - b` that counts its calls.
+    unsafe fn counted_run(x: *const f32, y: *const f32, o: *mut f32, len: usize) {
+        RUN_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        for i in 0..len {
+            o.add(i).write(x.add(i).read() * 3.0 - y.add(i).read());
+        }
+    }
+
+    /// The two-input run loop: every row kind against an element walk, the run used for
+    /// contiguous rows and stride-0 inputs; in place through the run, shifted over itself
+    /// element by element in order; then `powf`'s own run where the processor has it.
+    #[test]
+    fn run_rows_match_an_element_walk() {
+        let f = |a: f32, b: f32| a * 3.0 - b;
+        let x: Vec<f32> = (0..4000).map(|i| (i % 97) as f32 - 40.0).collect();
+        let y: Vec<f32> = (0..4000).map(|i| (i % 13) as f32 * 0.25).collect();
+        let bits = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        let kernel = RunBinary::new(f, counted_run);
+        check_every_row(&kernel, (&x, &y), f32::NAN, &[false, true], f, bits);
+        assert!(RUN_CALLS.load(std::sync::atomic::Ordering::Relaxed) > 0);
+        for shift in [0usize, 1, 3] {
+            let mut v = x[..600].to_vec();
+            let mut want = v.clone();
+            for i in 0..500 {
+                want[i] = f(want[i + shift], 0.5);
+            }
+            run_shifted(&kernel, &mut v, shift, 500, 0.5, false);
+            assert!(
+                v.iter().zip(&want).all(|(&a, &b)| bits(a, b)),
+                "shift {shift}"
+            );
+        }
+        if let Some(run) = <f32 as crate::ops::real::Real>::powf_run() {
+            let x: Vec<f32> = (0..4000).map(|i| ((i % 89) as f32 - 30.0) * 0.37).collect();
+            let y: Vec<f32> = (0..4000).map(|i| ((i % 17) as f32 - 5.0) * 0.5).collect();
+            check_every_row(
+                &RunBinary::new(f32::powf, run),
+                (&x, &y),
+                9.0,
+                &[false],
+                f32::powf,
+                bits,
+            );
+        }
+    }
+
+    /// The one-input run loop (`exp`'s, where the processor has it): contiguous, stride-0
+    /// and strided rows, and in place, against `exp` element by element.
+    #[test]
+    fn unary_run_rows_match_an_element_walk() {
+        let Some(run) = <f32 as crate::ops::real::Real>::exp_run() else {
+            eprintln!("skipped: no vectorised exp here");
+            return;
+        };
+        let exp = <f32 as crate::ops::real::Real>::exp;
+        let kernel = RunUnary::new(exp, run);
+        let x: Vec<f32> = (0..3000)
+            .map(|i| ((i % 211) as f32 - 105.0) * 0.9)
+            .collect();
+        let bits = |a: f32, b: f32| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+        for step in [[1, 1], [1, 0], [2, 3]] {
+            for len in [0usize, 1, 7, 9, 300] {
+                let rect = Rect {
+                    len,
+                    step,
+                    rows: 3,
+                    row_step: [len * step[0] + 1, len + 2],
+                };
+                let mut out = vec![-1.0f32; 4 * 3 * len + 8];
+                let ptr = [out.as_mut_ptr() as *mut u8, x.as_ptr() as *mut u8];
+                // SAFETY: every position of the walk lies inside the vectors.
+                unsafe { kernel.rows(ptr, &rect, false) };
+                let mut want = vec![-1.0f32; out.len()];
+                for r in 0..3 {
+                    for i in 0..len {
+                        want[r * rect.row_step[0] + i * step[0]] =
+                            exp(x[r * rect.row_step[1] + i * step[1]]);
+                    }
+                }
+                let ok = out.iter().zip(&want).all(|(&a, &b)| bits(a, b));
+                assert!(ok, "step {step:?}, len {len}");
+            }
+        }
+        let mut v = x.clone();
+        let rect = Rect {
+            len: v.len(),
+            step: [1, 1],
+            rows: 1,
+            row_step: [0; 2],
+        };
+        let p = v.as_mut_ptr() as *mut u8;
+        // SAFETY: in place over the vector.
+        unsafe { kernel.rows([p, p], &rect, false) };
+        assert!(v.iter().zip(&x).all(|(&a, &b)| bits(a, exp(b))));
     }
 
     /// An input that is the output itself is read before each write; an input that

@@ -13,7 +13,10 @@
 
 use super::access::Pinned;
 use super::exec::{execute, independent};
-use super::kernel::{Binary, GuardedBinary, Rows, Ternary, Unary, WidenedBinary};
+use super::kernel::{
+    Binary, GuardedBinary, Rows, RunBinary, RunUnary, Ternary, Unary, WidenedBinary,
+};
+use super::{BinaryRun, UnaryRun};
 use crate::config::{strategy, Strategy};
 use crate::half::WidenSlice;
 use crate::index_map::{broadcast_storage_index, unravel};
@@ -43,7 +46,7 @@ fn drive<const N: usize>(
     }
     match strategy() {
         Strategy::Plan => {
-            let layouts: Vec<_> = tensors.iter().map(|t| t.layout()).collect();
+            let layouts = tensors.map(|t| t.layout());
             let plan = Plan::new(shape, &layouts);
             let shares = tensors.map(|t| t.shares_storage(out));
             let fresh = out.storage().take_untouched();
@@ -83,6 +86,28 @@ pub fn map_unary<A: Element, R: Element>(
         [po as *mut u8, pa as *mut u8],
         &kernel,
         // SAFETY: the index map yields positions of the validated layouts.
+        |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
+    )
+}
+
+/// Writes `f(a)` into every element of `out`, as [`map_unary`] does, with contiguous rows
+/// through `run`, a vectorised form of `f` ([`RunUnary`]).
+///
+/// # Errors
+/// As for [`map_unary`].
+pub(crate) fn map_unary_run<A: Element, R: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    f: impl Fn(A) -> R + Sync,
+    run: UnaryRun<A, R>,
+) -> Result<()> {
+    let pinned = Pinned::new(out, &[a]);
+    let (po, pa) = (pinned.base::<R>(out)?, pinned.base::<A>(a)? as *const A);
+    drive(
+        [out, a],
+        [po as *mut u8, pa as *mut u8],
+        &RunUnary::new(&f, run),
+        // SAFETY: as in `map_unary`.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
     )
 }
@@ -134,6 +159,22 @@ pub(crate) fn map_binary_widened<T: WidenSlice>(
         return map_binary(out, a, b, element);
     }
     drive_binary(out, a, b, &WidenedBinary::<T, _>::new(&g), &element)
+}
+
+/// Writes `f(a, b)` into every element of `out`, as [`map_binary`] does, with contiguous
+/// rows (and rows with a stride-0 input) through `run`, a vectorised form of `f`
+/// ([`RunBinary`]).
+///
+/// # Errors
+/// As for [`map_unary`].
+pub(crate) fn map_binary_run<A: Element, B: Element, R: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(A, B) -> R + Sync,
+    run: BinaryRun<A, B, R>,
+) -> Result<()> {
+    drive_binary(out, a, b, &RunBinary::new(&f, run), &f)
 }
 
 /// The two-input walk behind the `map_binary` forms: `kernel` over the plan's rows, and

@@ -29,4 +29,21 @@ mod tile;
 
 pub use copy::copy_into;
 pub use map::{map_binary, map_ternary, map_unary};
-pub(crate) use map::{map_binary_guarded, map_binary_widened};
+pub(crate) use map::{map_binary_guarded, map_binary_run, map_binary_widened, map_unary_run};
+
+/// An element function over a contiguous run, explicitly vectorised: `run(x, o, len)` writes
+/// `o[i] = f(x[i])` for every `i < len`, the same values as the element function `f` it
+/// stands for, reading each input element before writing the output element at the same
+/// position.
+///
+/// # Safety
+/// `x` and `o` point to `len` readable (writable) elements, and `x` is `o` itself or shares
+/// no byte with it. The processor has the instruction sets `run` was compiled for (whoever
+/// hands out a run checks that first).
+pub type UnaryRun<A, R> = unsafe fn(x: *const A, o: *mut R, len: usize);
+
+/// As [`UnaryRun`] for two inputs: `run(x, y, o, len)` writes `o[i] = f(x[i], y[i])`.
+///
+/// # Safety
+/// As for [`UnaryRun`], for each input.
+pub type BinaryRun<A, B, R> = unsafe fn(x: *const A, y: *const B, o: *mut R, len: usize);

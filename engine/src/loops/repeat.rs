@@ -11,6 +11,9 @@ use crate::iter::Plan;
 /// Inner dims shorter than this take the repeated path.
 pub(crate) const SHORT_INNER: usize = 32;
 
+/// Words of a laid-out buffer kept on the stack.
+const SMALL_WORDS: usize = 16;
+
 /// About how many elements a repeated row holds.
 const ROW: usize = 1024;
 
@@ -26,11 +29,16 @@ fn repeats(plan: &Plan, k: usize) -> Option<bool> {
     }
 }
 
+/// Loops of fewer elements keep the plain walk: laying out costs more than it saves (a
+/// `(2, 3) < (3,)` took a tenth of its time in this path).
+const MIN_NUMEL: usize = 64;
+
 /// Whether `plan` has a short inner dim that every operand walks flat or repeats (the
-/// output flat, at least one input repeating).
+/// output flat, at least one input repeating), over at least [`MIN_NUMEL`] elements.
 pub(crate) fn applies(plan: &Plan) -> bool {
     let n = plan.offsets().len();
-    plan.shape().len() >= 2
+    plan.numel() >= MIN_NUMEL
+        && plan.shape().len() >= 2
         && plan.shape()[0] < SHORT_INNER
         && plan.shape()[1] > 1
         && (0..n).all(|k| repeats(plan, k).is_some())
@@ -90,13 +98,20 @@ pub(crate) unsafe fn run<const N: usize, K: Rows<N>>(
     let whole = line / gcd(line, n0 * sizes[0]);
     let k = ((ROW / n0) / whole * whole).max(whole).min(n1);
     let repeated: [bool; N] = std::array::from_fn(|op| repeats(plan, op) == Some(true));
-    // u64 words keep every element type aligned.
-    let mut buffers: Vec<Vec<u64>> = (0..N)
-        .map(|op| match repeated[op] {
-            true => vec![0u64; (n0 * k * sizes[op]).div_ceil(8)],
-            false => Vec::new(),
-        })
-        .collect();
+    // u64 words keep every element type aligned; a buffer of a few words lives on the stack.
+    let mut small = [[0u64; SMALL_WORDS]; N];
+    let mut large: [Vec<u64>; N] = std::array::from_fn(|_| Vec::new());
+    let buffers: [*mut u8; N] = std::array::from_fn(|op| {
+        let words = (n0 * k * sizes[op]).div_ceil(8);
+        if !repeated[op] {
+            std::ptr::null_mut()
+        } else if words <= SMALL_WORDS {
+            small[op].as_mut_ptr() as *mut u8
+        } else {
+            large[op] = vec![0u64; words];
+            large[op].as_mut_ptr() as *mut u8
+        }
+    });
     let mut laid_out_from: [Option<usize>; N] = [None; N];
     plan.for_each_block(|b| {
         let mut ptr = bases.at(b.offsets, sizes);
@@ -108,7 +123,7 @@ pub(crate) unsafe fn run<const N: usize, K: Rows<N>>(
         };
         for op in 0..N {
             if repeated[op] {
-                let buf = buffers[op].as_mut_ptr() as *mut u8;
+                let buf = buffers[op];
                 if laid_out_from[op] != Some(b.offsets[op]) {
                     lay_out(buf, ptr[op], sizes[op], block.step[op], n0, n0 * k);
                     laid_out_from[op] = Some(b.offsets[op]);
@@ -165,6 +180,9 @@ mod tests {
         )));
         let flat = Layout::contiguous(&[5000, 3]);
         assert!(!applies(&plan(&[5000, 3], &[flat.clone(), flat])));
+        // A tiny loop.
+        let tiny = Layout::contiguous(&[2, 3]);
+        assert!(!applies(&plan(&[2, 3], &[tiny, bias])));
     }
 
     #[test]

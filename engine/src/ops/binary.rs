@@ -25,7 +25,7 @@ use super::{not_implemented, Operand};
 use crate::complex::Complex;
 use crate::half::{BFloat16, Half};
 use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
-use crate::loops::{map_binary, map_binary_guarded, map_binary_widened};
+use crate::loops::{map_binary, map_binary_guarded, map_binary_run, map_binary_widened};
 use crate::result_type::is_integral_or_bool;
 use crate::{DType, Element, Error, Result, Scalar, Tensor};
 
@@ -563,7 +563,10 @@ fn run_real<T: Real>(
         }
         BinaryOp::Mul => map_binary(out, a, b, |x: T, y: T| x * y),
         BinaryOp::Div => map_binary(out, a, b, |x: T, y: T| x / y),
-        BinaryOp::Pow => map_binary(out, a, b, T::powf),
+        BinaryOp::Pow => match T::powf_run() {
+            Some(run) => map_binary_run(out, a, b, T::powf, run),
+            None => map_binary(out, a, b, T::powf),
+        },
         BinaryOp::Maximum => map_binary(out, a, b, real::maximum::<T>),
         BinaryOp::Minimum => map_binary(out, a, b, real::minimum::<T>),
         BinaryOp::Remainder => {

@@ -26,6 +26,8 @@ mod lerp;
 mod masked_fill;
 mod operand;
 mod pow;
+#[cfg(target_arch = "x86_64")]
+pub mod powf;
 pub mod real;
 mod unary;
 mod where_op;

@@ -1,6 +1,7 @@
 //! The floating-point element functions, for `f32` and `f64`, as torch's CPU kernels compute
 //! them (transcendentals agree with torch to a few ulps, not bit for bit).
 
+use crate::loops::{BinaryRun, UnaryRun};
 use crate::Element;
 use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
@@ -73,10 +74,15 @@ pub trait Real:
     fn copysign(self, sign: Self) -> Self;
     /// Whether the value is an infinity.
     fn is_infinite(self) -> bool;
+    /// [`Real::exp`] over contiguous runs, explicitly vectorised, where this type and
+    /// processor have one (`f32` with AVX2 and FMA): the same values.
+    fn exp_run() -> Option<UnaryRun<Self, Self>>;
+    /// [`Real::powf`] over contiguous runs likewise (`f32` with AVX2, FMA and glibc's libm).
+    fn powf_run() -> Option<BinaryRun<Self, Self, Self>>;
 }
 
 macro_rules! real {
-    ($t:ty, $exp:path) => {
+    ($t:ty, $exp:path, $exp_run:expr, $powf_run:expr) => {
         impl Real for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -151,11 +157,25 @@ macro_rules! real {
             fn is_infinite(self) -> bool {
                 <$t>::is_infinite(self)
             }
+            fn exp_run() -> Option<UnaryRun<Self, Self>> {
+                $exp_run
+            }
+            fn powf_run() -> Option<BinaryRun<Self, Self, Self>> {
+                $powf_run
+            }
         }
     };
 }
-real!(f32, super::expf::expf);
-real!(f64, f64::exp);
+real!(f32, super::expf::expf, super::expf::run(), powf_run_f32());
+real!(f64, f64::exp, None, None);
+
+/// [`super::powf::powf_slice`] where it applies (x86-64 only).
+fn powf_run_f32() -> Option<BinaryRun<f32, f32, f32>> {
+    #[cfg(target_arch = "x86_64")]
+    return super::powf::run();
+    #[cfg(not(target_arch = "x86_64"))]
+    None
+}
 
 /// torch's `sign` for floats: `(0 < a) - (a < 0)`, so NaN gives 0.
 pub fn sign<T: Real>(a: T) -> T {

@@ -18,7 +18,7 @@ use crate::complex::Complex;
 use crate::half::{BFloat16, Half};
 use crate::iter::{Iter, IterConfig, IterInput, IterSetup};
 use crate::layout::contiguous_strides;
-use crate::loops::map_unary;
+use crate::loops::{map_unary, map_unary_run};
 use crate::result_type::is_integral_or_bool;
 use crate::{resize, DType, Element, Error, Result, Tensor};
 
@@ -351,7 +351,10 @@ fn run_real<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
     match op {
         UnaryOp::Neg => map_unary(out, x, |v: T| -v),
         UnaryOp::Abs => map_unary(out, x, T::abs),
-        UnaryOp::Exp => map_unary(out, x, T::exp),
+        UnaryOp::Exp => match T::exp_run() {
+            Some(run) => map_unary_run(out, x, T::exp, run),
+            None => map_unary(out, x, T::exp),
+        },
         UnaryOp::Log => map_unary(out, x, T::ln),
         UnaryOp::Sqrt => map_unary(out, x, T::sqrt),
         UnaryOp::Sin => map_unary(out, x, T::sin),

@@ -3,7 +3,7 @@
 use crate::layout::check_in_bounds;
 use crate::shape::{format_sizes, numel};
 use crate::symint::{check_concrete, Wrapper};
-use crate::{Error, Layout, Result, Tensor};
+use crate::{Dims, Error, Layout, Result, Tensor};
 
 impl Tensor {
     /// `x.as_strided(size, stride, storage_offset)`: any view of this tensor's storage.
@@ -53,8 +53,8 @@ impl Tensor {
         // Strides are non-negative and the extent fits; a negative size survives only beside a
         // 0 (numel 0), kept bit for bit as torch keeps it.
         let layout = Layout::new(
-            size.iter().map(|&s| s as usize).collect(),
-            stride.iter().map(|&s| s as usize).collect(),
+            size.iter().map(|&s| s as usize).collect::<Dims>(),
+            stride.iter().map(|&s| s as usize).collect::<Dims>(),
             offset as usize,
         )?;
         Ok(self.with_layout(layout))
@@ -63,8 +63,8 @@ impl Tensor {
     /// A view with a layout the engine computed itself from this tensor's (always in bounds).
     pub(crate) fn restrided(
         &self,
-        shape: Vec<usize>,
-        strides: Vec<usize>,
+        shape: impl Into<Dims>,
+        strides: impl Into<Dims>,
         offset: usize,
     ) -> Result<Tensor> {
         Ok(self.with_layout(Layout::new(shape, strides, offset)?))

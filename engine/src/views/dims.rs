@@ -1,7 +1,7 @@
 //! Dim bookkeeping views: `unsqueeze`, `squeeze`, `permute`, `transpose` and `t`.
 
 use crate::shape::wrap_dim;
-use crate::{Error, Result, Tensor};
+use crate::{Dims, Error, Result, Tensor};
 
 impl Tensor {
     /// `x.unsqueeze(dim)`: a new size-1 dim at `dim` (in `-ndim-1..=ndim`).
@@ -52,8 +52,8 @@ impl Tensor {
     }
 
     fn keep_dims(&self, keep: &[usize]) -> Result<Tensor> {
-        let shape = keep.iter().map(|&d| self.shape()[d]).collect();
-        let strides = keep.iter().map(|&d| self.strides()[d]).collect();
+        let shape: Dims = keep.iter().map(|&d| self.shape()[d]).collect();
+        let strides: Dims = keep.iter().map(|&d| self.strides()[d]).collect();
         self.restrided(shape, strides, self.offset())
     }
 
@@ -123,8 +123,8 @@ impl Tensor {
         let i = if index < 0 { index + size } else { index } as usize;
         let offset = self.offset() + i * self.strides()[d];
         let keep: Vec<usize> = (0..self.ndim()).filter(|&k| k != d).collect();
-        let shape = keep.iter().map(|&k| self.shape()[k]).collect();
-        let strides = keep.iter().map(|&k| self.strides()[k]).collect();
+        let shape: Dims = keep.iter().map(|&k| self.shape()[k]).collect();
+        let strides: Dims = keep.iter().map(|&k| self.strides()[k]).collect();
         self.restrided(shape, strides, offset)
     }
 }

@@ -124,7 +124,7 @@ fn plain_tensor(
     if transposed {
         memory.swap(nd - 1, nd - 2);
     }
-    let mut strides = contiguous_strides(&memory);
+    let mut strides = contiguous_strides(&memory).to_vec();
     if transposed {
         strides.swap(nd - 1, nd - 2);
     }

@@ -240,7 +240,7 @@ fn document_case(u: &mut Unstructured) -> GenResult<Case> {
     let numel: usize = shape.iter().product();
     let storage = b.random_fill_storage(u, DType::Float32, numel)?;
     let spec = ViewSpec {
-        strides: contiguous_strides(shape),
+        strides: contiguous_strides(shape).to_vec(),
         offset: 0,
         storage_len: numel,
         kind: ViewKind::default(),

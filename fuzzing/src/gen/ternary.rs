@@ -112,7 +112,7 @@ fn weight_tensor(
         })
         .collect::<GenResult<Vec<Num>>>()?;
     let storage = b.literal_storage(dtype, values);
-    let strides = bcast_engine::layout::contiguous_strides(shape);
+    let strides = bcast_engine::layout::contiguous_strides(shape).to_vec();
     let spec = super::ViewSpec {
         strides,
         offset: 0,

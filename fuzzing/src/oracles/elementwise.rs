@@ -160,9 +160,9 @@ fn draw(u: &mut Unstructured) -> GenResult<(Scene, Call)> {
         shapes.push(broadcast_partner(u, &first, 5)?);
     }
     // `where`'s condition comes first; `copy_` writes its first shape.
-    let broadcast = shapes
-        .iter()
-        .try_fold(Vec::new(), |acc, s| infer_size(&acc, s).ok());
+    let broadcast = shapes.iter().try_fold(Vec::new(), |acc, s| {
+        infer_size(&acc, s).ok().map(|d| d.to_vec())
+    });
     let out_shape = match (u.int_in_range(0..=3)?, &broadcast) {
         (0, _) | (_, None) => broadcast_partner(u, &first, 10)?,
         (_, Some(shape)) => shape.clone(),

@@ -230,11 +230,13 @@ fn copy_after_resize_overlaps(call: &Call, probe: &Inputs) -> bool {
 
 /// The addresses an `out=` resized to the inputs' broadcast shape may cover.
 fn resized_range(call: &Call, inputs: &Inputs, written: &Tensor) -> std::ops::Range<usize> {
-    let broadcast = call.tensor_inputs().try_fold(Vec::new(), |acc, n| {
-        infer_size(&acc, inputs.tensors[n].shape()).ok()
-    });
+    let broadcast = call
+        .tensor_inputs()
+        .try_fold(bcast_engine::Dims::new(), |acc, n| {
+            infer_size(&acc, inputs.tensors[n].shape()).ok()
+        });
     match broadcast {
-        Some(shape) if shape != written.shape() => {
+        Some(shape) if shape.as_slice() != written.shape() => {
             let numel = shape.iter().product::<usize>();
             written.offset()..written.offset() + numel
         }

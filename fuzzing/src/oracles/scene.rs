@@ -190,12 +190,13 @@ pub fn call_is_order_dependent(scene: &Scene, call: &Call) -> bool {
     let inputs = scene.build();
     let written = &inputs.tensors[out];
     let reads: Vec<&Tensor> = call.tensor_inputs().map(|n| &inputs.tensors[n]).collect();
-    let broadcast = reads
-        .iter()
-        .try_fold(Vec::new(), |acc, t| infer_size(&acc, t.shape()).ok());
+    let broadcast = reads.iter().try_fold(bcast_engine::Dims::new(), |acc, t| {
+        infer_size(&acc, t.shape()).ok()
+    });
     let in_place = reads.iter().any(|t| t.is_same(written));
-    let resized =
-        !in_place && call.kernel != Kernel::Copy && broadcast.is_some_and(|s| s != written.shape());
+    let resized = !in_place
+        && call.kernel != Kernel::Copy
+        && broadcast.is_some_and(|s| s.as_slice() != written.shape());
     reads
         .iter()
         .any(|t| order_dependent(written, t) || (resized && written.shares_storage(t)))

@@ -210,6 +210,7 @@ impl Pattern {
     pub fn out_shape(&self) -> Vec<usize> {
         bcast_engine::shape::infer_size(&self.a_view_shape(), self.b)
             .expect("the patterns broadcast")
+            .to_vec()
     }
 
     /// The variants measured: in-place patterns have one.

@@ -25,7 +25,7 @@ pub fn describe_tensor(t: &Tensor, inputs: &Inputs) -> TensorResult {
         }
     };
     TensorResult {
-        shape: bcast_engine::shape::signed_sizes(t.shape()),
+        shape: bcast_engine::shape::signed_sizes(t.shape()).to_vec(),
         dtype: t.dtype().name().to_string(),
         strides: t.strides().to_vec(),
         offset: t.offset(),
