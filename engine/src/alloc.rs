@@ -1,5 +1,6 @@
 //! Allocation as torch's `empty` and `empty_strided` do it, with their checks. New memory is
-//! zero-filled so results are deterministic.
+//! zero-filled so results are deterministic (the zeros are written when the storage is first
+//! locked, and not at all when a kernel writes every element first: [`Storage::zeros`]).
 //!
 //! The two report a storage size that overflows differently: `empty` (and everything torch
 //! sizes as a contiguous tensor: new outputs in a memory format, `resize_`) names the sizes,

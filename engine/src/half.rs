@@ -211,6 +211,27 @@ pub(crate) trait WidenSlice: crate::Element {
     fn widen(src: &[Self], dst: &mut [f32]);
     /// `dst[i] = src[i]` rounded to this type, for every `i` of the shorter slice.
     fn narrow(src: &[f32], dst: &mut [Self]);
+
+    /// `o[i] = g(x[i], y[i])` computed in `f32` and rounded, for `i < len`, converting in
+    /// registers eight elements at a time, when this type and the processor allow it; `false`
+    /// (and nothing written) otherwise. An input with `x_scalar` (`y_scalar`) is its first
+    /// element for every `i`.
+    ///
+    /// # Safety
+    /// `o` is valid for `len` writes; `x` and `y` for `len` reads (one when scalar), each of
+    /// them `o` itself or disjoint from its `len` elements.
+    #[inline(always)]
+    unsafe fn binary_row_in_registers(
+        o: *mut Self,
+        x: *const Self,
+        y: *const Self,
+        len: usize,
+        (x_scalar, y_scalar): (bool, bool),
+        g: &impl Fn(f32, f32) -> f32,
+    ) -> bool {
+        let _ = (o, x, y, len, x_scalar, y_scalar, g);
+        false
+    }
 }
 
 impl WidenSlice for BFloat16 {
@@ -249,6 +270,24 @@ impl WidenSlice for Half {
             *d = Half::from_f32(s);
         }
     }
+    #[inline(always)]
+    unsafe fn binary_row_in_registers(
+        o: *mut Half,
+        x: *const Half,
+        y: *const Half,
+        len: usize,
+        scalars: (bool, bool),
+        g: &impl Fn(f32, f32) -> f32,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("f16c") {
+            // SAFETY: the processor has F16C; the caller's promises are `binary_row`'s.
+            unsafe { f16c::binary_row(o, x, y, len, scalars, g) };
+            return true;
+        }
+        let _ = (o, x, y, len, scalars, g);
+        false
+    }
 }
 
 /// The F16C conversions, eight elements per instruction.
@@ -256,9 +295,62 @@ impl WidenSlice for Half {
 mod f16c {
     use super::Half;
     use std::arch::x86_64::{
-        __m128i, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_loadu_ps, _mm256_storeu_ps,
-        _mm_loadu_si128, _mm_storeu_si128,
+        __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_loadu_ps, _mm256_set1_ps,
+        _mm256_storeu_ps, _mm_loadu_si128, _mm_storeu_si128,
     };
+
+    /// [`super::WidenSlice::binary_row_in_registers`] for `float16`. Inlined into the
+    /// kernels' AVX2 version (compiled with F16C), the conversions and `g` stay in registers.
+    ///
+    /// # Safety
+    /// The processor has F16C and AVX; the pointers as the trait method says.
+    #[inline(always)]
+    pub(super) unsafe fn binary_row(
+        o: *mut Half,
+        x: *const Half,
+        y: *const Half,
+        len: usize,
+        (x_scalar, y_scalar): (bool, bool),
+        g: &impl Fn(f32, f32) -> f32,
+    ) {
+        let lanes = |p: *const Half, scalar: bool, i: usize| -> [f32; 8] {
+            // SAFETY: a scalar input is read at its first element; another at `i..i + 8`,
+            // inside its `len` elements (the loop's bound). `Half` is a transparent `u16`.
+            let v: __m256 = unsafe {
+                if scalar {
+                    _mm256_set1_ps(p.read().to_f32())
+                } else {
+                    _mm256_cvtph_ps(_mm_loadu_si128(p.add(i) as *const __m128i))
+                }
+            };
+            // SAFETY: `__m256` and `[f32; 8]` have the same size, and any bits are a float.
+            unsafe { std::mem::transmute::<__m256, [f32; 8]>(v) }
+        };
+        let mut i = 0;
+        while i + 8 <= len {
+            let (a, b) = (lanes(x, x_scalar, i), lanes(y, y_scalar, i));
+            let mut r = [0.0f32; 8];
+            for k in 0..8 {
+                r[k] = g(a[k], b[k]);
+            }
+            // SAFETY: as above; rounding mode 0 is round to nearest even. Both inputs of
+            // this step were read before the store, so an input that is `o` is still right.
+            unsafe {
+                let h = _mm256_cvtps_ph::<0>(std::mem::transmute::<[f32; 8], __m256>(r));
+                _mm_storeu_si128(o.add(i) as *mut __m128i, h);
+            }
+            i += 8;
+        }
+        let at = |p: *const Half, scalar: bool, i: usize| {
+            // SAFETY: as for `lanes`, one element.
+            unsafe { p.add(if scalar { 0 } else { i }).read() }.to_f32()
+        };
+        for j in i..len {
+            let v = Half::from_f32(g(at(x, x_scalar, j), at(y, y_scalar, j)));
+            // SAFETY: `j < len`.
+            unsafe { o.add(j).write(v) };
+        }
+    }
 
     /// # Safety
     /// The processor has F16C and AVX.

@@ -12,13 +12,19 @@ use crate::complex::Complex;
 use crate::config::allocation_limit;
 use crate::half::{BFloat16, Half};
 use crate::{dispatch_dtype, DType, Element, Error, Result, Scalar};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The allocation limit, re-exported from its home [`crate::config`] so that the old paths
 /// `bcast_engine::storage::set_allocation_limit` (called by the fuzz targets) and
 /// `bcast_engine::storage::DEFAULT_ALLOCATION_LIMIT` keep working.
 pub use crate::config::{set_allocation_limit, DEFAULT_ALLOCATION_LIMIT};
+
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread wrote the zeros a storage owed, for the tests.
+    pub(crate) static ZEROS_WRITTEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// The elements of one storage, typed.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +56,19 @@ pub enum Buffer {
 }
 
 impl Buffer {
+    /// An empty buffer of `dtype` with room for `len` elements, its memory advised onto huge
+    /// pages before anything is written ([`crate::memory::advise_huge_pages`]), or an error
+    /// when `len` is more than the engine allocates. [`Storage::zeros`] owes its zeros this
+    /// way.
+    fn reserved(dtype: DType, len: usize) -> Result<Buffer> {
+        check_allocation(dtype, len)?;
+        Ok(dispatch_dtype!(dtype, T => {
+            let v: Vec<T> = Vec::with_capacity(len);
+            crate::memory::advise_huge_pages(v.as_ptr().cast::<u8>(), len * std::mem::size_of::<T>());
+            Buffer::from(v)
+        }))
+    }
+
     /// A buffer of `len` zeros, or an error when `len` is more than the engine allocates.
     pub fn zeros(dtype: DType, len: usize) -> Result<Buffer> {
         check_allocation(dtype, len)?;
@@ -223,6 +242,12 @@ impl Buffer {
             return Ok(());
         }
         check_allocation(self.dtype(), len)?;
+        self.extend_zeros(len);
+        Ok(())
+    }
+
+    /// Appends zeros up to `len` elements.
+    fn extend_zeros(&mut self, len: usize) {
         match self {
             Buffer::Bool(v) => v.resize(len, Default::default()),
             Buffer::UInt8(v) => v.resize(len, Default::default()),
@@ -237,7 +262,27 @@ impl Buffer {
             Buffer::Complex64(v) => v.resize(len, Default::default()),
             Buffer::Complex128(v) => v.resize(len, Default::default()),
         }
-        Ok(())
+    }
+
+    /// Takes the first `len` elements of the reserved memory as the buffer's elements.
+    ///
+    /// # Safety
+    /// The buffer has room for `len` elements and every one of them has been written.
+    unsafe fn assume_written(&mut self, len: usize) {
+        match self {
+            Buffer::Bool(v) => v.set_len(len),
+            Buffer::UInt8(v) => v.set_len(len),
+            Buffer::Int8(v) => v.set_len(len),
+            Buffer::Int16(v) => v.set_len(len),
+            Buffer::Int32(v) => v.set_len(len),
+            Buffer::Int64(v) => v.set_len(len),
+            Buffer::Float16(v) => v.set_len(len),
+            Buffer::BFloat16(v) => v.set_len(len),
+            Buffer::Float32(v) => v.set_len(len),
+            Buffer::Float64(v) => v.set_len(len),
+            Buffer::Complex64(v) => v.set_len(len),
+            Buffer::Complex128(v) => v.set_len(len),
+        }
     }
 }
 
@@ -305,38 +350,90 @@ buffer_element!(Complex<f64>, Complex128);
 #[derive(Debug, Clone)]
 pub struct Storage(Arc<Shared>);
 
-/// What the handles share: the buffer, and whether its memory is as the allocator gave it.
+/// What the handles share: the buffer, whether its memory is as the allocator gave it, and
+/// the zeros it still owes.
 #[derive(Debug)]
 struct Shared {
     buffer: RwLock<Buffer>,
-    /// Allocated zeroed and not yet written by a kernel: large buffers are then pages the
-    /// OS has not yet supplied, which it zeroes (leaving them in cache) on the first write.
+    /// Allocated and not yet written by a kernel: large buffers are then pages the OS has not
+    /// yet supplied, which it zeroes (leaving them in cache) on the first write.
     untouched: AtomicBool,
+    /// The elements [`Storage::zeros`] reserved and has not written yet (0 when none): the
+    /// buffer is then empty with room for this many. Whatever locks the buffer writes the
+    /// zeros first, except a kernel about to write every element ([`Storage::lock_owing`]),
+    /// which saves that pass. Changed only under the write lock, and only to 0.
+    owed: AtomicUsize,
 }
 
 impl Storage {
     /// Wraps a buffer in a new storage.
     pub fn new(buffer: Buffer) -> Storage {
-        Storage::wrap(buffer, false)
+        Storage::wrap(buffer, false, 0)
     }
 
-    fn wrap(buffer: Buffer, untouched: bool) -> Storage {
+    fn wrap(buffer: Buffer, untouched: bool, owed: usize) -> Storage {
         Storage(Arc::new(Shared {
             buffer: RwLock::new(buffer),
             untouched: AtomicBool::new(untouched),
+            owed: AtomicUsize::new(owed),
         }))
     }
 
-    /// A new storage of `len` zeros.
+    /// A new storage of `len` zeros. The zeros are written when the storage is first locked,
+    /// unless a kernel overwrites every element first.
+    ///
+    /// ```
+    /// use bcast_engine::{DType, Scalar, Storage};
+    /// let s = Storage::zeros(DType::Int32, 3).unwrap();
+    /// assert_eq!(s.len(), 3);
+    /// assert_eq!(s.to_scalars(), vec![Scalar::Int(0); 3]);
+    /// ```
     pub fn zeros(dtype: DType, len: usize) -> Result<Storage> {
-        Ok(Storage::wrap(Buffer::zeros(dtype, len)?, true))
+        Ok(Storage::wrap(Buffer::reserved(dtype, len)?, true, len))
     }
 
-    /// Whether this storage was allocated zeroed and no kernel has written it since; the
-    /// answer is `true` once at most, as the caller is about to write it. A hint for how to
-    /// write (see the element-wise loops), never for what it holds.
+    /// Whether this storage was allocated and no kernel has written it since; the answer is
+    /// `true` once at most, as the caller is about to write it. A hint for how to write (see
+    /// the element-wise loops), never for what it holds.
     pub(crate) fn take_untouched(&self) -> bool {
         self.0.untouched.swap(false, Ordering::Relaxed)
+    }
+
+    /// Locks the buffer for writing without writing the zeros it owes, and says how many
+    /// elements it owes (0 when none). The caller either writes every one of them and calls
+    /// [`Storage::settle_written`], or calls [`Storage::settle_zeros`], before anything else
+    /// can see the buffer: until then it is empty.
+    pub(crate) fn lock_owing(&self) -> (RwLockWriteGuard<'_, Buffer>, usize) {
+        let guard = self.lock_write();
+        let owed = self.0.owed.load(Ordering::Relaxed);
+        (guard, owed)
+    }
+
+    /// Writes the zeros the storage owes into `buffer`, this storage's locked buffer.
+    pub(crate) fn settle_zeros(&self, buffer: &mut Buffer) {
+        let owed = self.0.owed.load(Ordering::Relaxed);
+        if owed != 0 {
+            buffer.extend_zeros(owed);
+            self.0.owed.store(0, Ordering::Release);
+            #[cfg(test)]
+            ZEROS_WRITTEN.with(|n| n.set(n.get() + 1));
+        }
+    }
+
+    /// Takes the elements a kernel wrote into `buffer`, this storage's locked buffer, as its
+    /// contents; the storage owes nothing after.
+    ///
+    /// # Safety
+    /// `buffer` was locked by [`Storage::lock_owing`] and every element it owed has been
+    /// written through [`Buffer::base_ptr`] since.
+    pub(crate) unsafe fn settle_written(&self, buffer: &mut Buffer) {
+        let owed = self.0.owed.load(Ordering::Relaxed);
+        if owed != 0 {
+            // SAFETY: the buffer has room for `owed` elements (`Buffer::reserved`), all
+            // written, as the caller promises.
+            unsafe { buffer.assume_written(owed) };
+            self.0.owed.store(0, Ordering::Release);
+        }
     }
 
     /// Whether both handles refer to the same storage.
@@ -351,14 +448,29 @@ impl Storage {
 
     /// Locks the buffer for reading.
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+        if self.0.owed.load(Ordering::Acquire) != 0 {
+            drop(self.write());
+        }
+        self.lock_read()
+    }
+
+    /// Locks the buffer for writing.
+    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        let mut guard = self.lock_write();
+        self.settle_zeros(&mut guard);
+        guard
+    }
+
+    /// The read lock, as the buffer is (empty while it owes zeros).
+    fn lock_read(&self) -> RwLockReadGuard<'_, Buffer> {
         self.0
             .buffer
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Locks the buffer for writing.
-    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+    /// The write lock, as the buffer is (empty while it owes zeros).
+    fn lock_write(&self) -> RwLockWriteGuard<'_, Buffer> {
         self.0
             .buffer
             .write()
@@ -367,7 +479,8 @@ impl Storage {
 
     /// The number of elements.
     pub fn len(&self) -> usize {
-        self.read().len()
+        let buffer = self.lock_read();
+        buffer.len().max(self.0.owed.load(Ordering::Relaxed))
     }
 
     /// Whether the storage has no elements.
@@ -377,7 +490,7 @@ impl Storage {
 
     /// The element type.
     pub fn dtype(&self) -> DType {
-        self.read().dtype()
+        self.lock_read().dtype()
     }
 
     /// A copy of every element, as scalars.

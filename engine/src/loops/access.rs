@@ -1,10 +1,14 @@
 //! Locking the storages of an iteration and handing the raw loops typed base pointers.
+//!
+//! A new output still owes its zeros ([`Storage::zeros`]); when the loop will write every
+//! element of it, the output is pinned without them and [`Pinned::wrote_output`] takes what
+//! the loop wrote as its contents, so the zeros are never written.
 
-use crate::{Buffer, DType, Element, Error, Result, Tensor};
+use crate::{Buffer, DType, Element, Error, Result, Storage, Tensor};
 use smallvec::SmallVec;
 use std::sync::{RwLockReadGuard, RwLockWriteGuard};
 
-#[allow(dead_code)] // the guards are held for their locks, never read
+#[allow(dead_code)] // the read guards are held for their locks, never read
 enum Guard<'a> {
     Read(RwLockReadGuard<'a, Buffer>),
     Write(RwLockWriteGuard<'a, Buffer>),
@@ -15,7 +19,9 @@ struct Locked<'a> {
     dtype: DType,
     len: usize,
     base: *mut u8,
-    _guard: Guard<'a>,
+    guard: Guard<'a>,
+    /// The output's storage, when it was pinned owing its zeros.
+    owing: Option<&'a Storage>,
 }
 
 /// The storages of one output and its inputs, each locked once: the output's for writing (an
@@ -25,7 +31,10 @@ pub(crate) struct Pinned<'a> {
 }
 
 impl<'a> Pinned<'a> {
-    /// Locks the storages of `output` and `inputs`, in storage order.
+    /// Locks the storages of `output` and `inputs`, in storage order. An output storage that
+    /// owes its zeros is pinned without them when `output` views every element of it and no
+    /// input shares it; the caller then writes every element and calls
+    /// [`Pinned::wrote_output`].
     pub(crate) fn new(output: &'a Tensor, inputs: &[&'a Tensor]) -> Pinned<'a> {
         let mut all: SmallVec<[(&'a Tensor, bool); 4]> = smallvec::smallvec![(output, true)];
         all.extend(inputs.iter().map(|&t| (t, false)));
@@ -36,9 +45,20 @@ impl<'a> Pinned<'a> {
             if locked.iter().any(|l| l.id == storage.id()) {
                 continue;
             }
+            let mut owing = None;
             let (base, len, dtype, guard) = if write {
-                let mut g = storage.write();
-                (g.base_ptr(), g.len(), g.dtype(), Guard::Write(g))
+                let (mut g, owed) = storage.lock_owing();
+                let len = if owed != 0
+                    && views_all(t, owed)
+                    && !inputs.iter().any(|i| i.shares_storage(t))
+                {
+                    owing = Some(storage);
+                    owed
+                } else {
+                    storage.settle_zeros(&mut g);
+                    g.len()
+                };
+                (g.base_ptr(), len, g.dtype(), Guard::Write(g))
             } else {
                 let g = storage.read();
                 (
@@ -53,10 +73,26 @@ impl<'a> Pinned<'a> {
                 dtype,
                 len,
                 base,
-                _guard: guard,
+                guard,
+                owing,
             });
         }
         Pinned { locked }
+    }
+
+    /// Takes what the loop wrote as the contents of an output pinned owing its zeros.
+    ///
+    /// # Safety
+    /// Every element of the output given to [`Pinned::new`] has been written through the
+    /// pointer [`Pinned::base`] gave for it.
+    pub(crate) unsafe fn wrote_output(mut self) {
+        for l in &mut self.locked {
+            if let (Some(storage), Guard::Write(g)) = (l.owing, &mut l.guard) {
+                // SAFETY: the output views every element the storage owed (`views_all`), and
+                // the caller wrote every element of the output.
+                unsafe { storage.settle_written(g) };
+            }
+        }
     }
 
     /// The base pointer of `t`'s storage as `T`, after checking that every element `t` views
@@ -82,5 +118,101 @@ impl<'a> Pinned<'a> {
             Some(needed) if needed <= l.len => Ok(l.base as *mut T),
             _ => Err(Error::internal("view out of storage bounds")),
         }
+    }
+}
+
+/// Whether `t` views each of the first `len` elements of its storage exactly once.
+fn views_all(t: &Tensor, len: usize) -> bool {
+    let layout = t.layout();
+    layout.offset() == 0 && t.numel() == len && layout.is_non_overlapping_and_dense()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{with_strategy, Strategy};
+    use crate::loops::{map_binary, map_unary};
+    use crate::ops::{binary, BinaryOp};
+    use crate::storage::ZEROS_WRITTEN;
+    use crate::{DType, Tensor};
+
+    fn zeros_written() -> usize {
+        ZEROS_WRITTEN.with(|n| n.get())
+    }
+
+    #[test]
+    fn an_output_written_whole_never_gets_its_zeros() {
+        for strategy in [Strategy::Plan, Strategy::IndexMap] {
+            with_strategy(strategy, || {
+                let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
+                let b = Tensor::from_vec(vec![10.0f32, 20.0], &[2]).unwrap();
+                let out = Tensor::zeros(&[3, 2], DType::Float32).unwrap();
+                assert_eq!(out.storage().len(), 6);
+                let before = zeros_written();
+                map_binary(&out, &a, &b, |x: f32, y: f32| x + y).unwrap();
+                assert_eq!(zeros_written(), before, "{strategy:?}");
+                assert_eq!(
+                    out.to_vec::<f32>().unwrap(),
+                    vec![11.0, 21.0, 12.0, 22.0, 13.0, 23.0]
+                );
+                assert_eq!(out.storage().len(), 6);
+            });
+        }
+    }
+
+    #[test]
+    fn a_permuted_dense_output_is_written_whole() {
+        let a = Tensor::from_vec((0..6).map(|i| i as i64).collect(), &[2, 3]).unwrap();
+        let out = Tensor::zeros(&[3, 2], DType::Int64)
+            .unwrap()
+            .permute(&[1, 0])
+            .unwrap();
+        let before = zeros_written();
+        map_unary(&out, &a, |x: i64| x * 10).unwrap();
+        assert_eq!(zeros_written(), before);
+        assert_eq!(out.to_vec::<i64>().unwrap(), vec![0, 10, 20, 30, 40, 50]);
+        assert_eq!(out.storage().to_scalars().len(), 6);
+    }
+
+    #[test]
+    fn an_output_that_views_part_of_its_storage_gets_its_zeros_first() {
+        let whole = Tensor::zeros(&[4], DType::Int32).unwrap();
+        let out = whole.narrow(0, 1, 2).unwrap();
+        let a = Tensor::from_vec(vec![7i32, 8], &[2]).unwrap();
+        let before = zeros_written();
+        map_unary(&out, &a, |x: i32| x).unwrap();
+        assert_eq!(zeros_written(), before + 1);
+        assert_eq!(whole.to_vec::<i32>().unwrap(), vec![0, 7, 8, 0]);
+    }
+
+    #[test]
+    fn an_output_an_input_shares_gets_its_zeros_first() {
+        let out = Tensor::zeros(&[3], DType::Float64).unwrap();
+        let before = zeros_written();
+        map_unary(&out, &out, |x: f64| x + 1.0).unwrap();
+        assert_eq!(zeros_written(), before + 1);
+        assert_eq!(out.to_vec::<f64>().unwrap(), vec![1.0; 3]);
+    }
+
+    #[test]
+    fn a_failed_loop_leaves_the_zeros_owed() {
+        let out = Tensor::zeros(&[2, 2], DType::Float32).unwrap();
+        let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
+        let err = map_unary(&out, &a, |x: f32| x).unwrap_err();
+        assert!(err.message().contains("does not broadcast"), "{err:?}");
+        assert_eq!(out.storage().len(), 4);
+        let before = zeros_written();
+        assert_eq!(out.to_vec::<f32>().unwrap(), vec![0.0; 4]);
+        assert_eq!(zeros_written(), before + 1);
+    }
+
+    #[test]
+    fn an_op_allocating_its_output_skips_the_zeros() {
+        let a = Tensor::from_vec((0..64).map(|i| i as f32).collect(), &[8, 8]).unwrap();
+        let b = Tensor::from_vec((0..8).map(|i| i as f32).collect(), &[8]).unwrap();
+        let before = zeros_written();
+        let sum = binary(BinaryOp::Add(1.into()), &a, &b, None).unwrap();
+        assert_eq!(zeros_written(), before);
+        let expected: Vec<f32> = (0..64).map(|i| (i + i % 8) as f32).collect();
+        assert_eq!(sum.to_vec::<f32>().unwrap(), expected);
     }
 }

@@ -132,7 +132,8 @@ pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
         plan.for_each_block(|b| run_block(kernel, &bases, b, false));
         return;
     }
-    let stream = !fresh && plan.numel().saturating_mul(kernel.itemsizes()[0]) >= STREAM_MIN_BYTES;
+    let bytes = plan.numel().saturating_mul(kernel.itemsizes()[0]);
+    let stream = !fresh && STREAM_MIN_BYTES.is_some_and(|min| bytes >= min);
     let parts = threads_for(plan.numel());
     if parts == 1 || plan.shape().is_empty() {
         run_reordered(plan, &bases, kernel, stream);

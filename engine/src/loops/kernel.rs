@@ -12,7 +12,7 @@ use super::{BinaryRun, UnaryRun};
 use crate::half::WidenSlice;
 use std::any::TypeId;
 use std::marker::PhantomData;
-use std::mem::size_of;
+use std::mem::{size_of, MaybeUninit};
 
 /// The shape of a walk: `rows` rows of `len` elements; operand `k` moves `step[k]`
 /// elements per element and `row_step[k]` elements per row.
@@ -38,7 +38,7 @@ pub(crate) trait Rows<const N: usize>: Sync {
 
     /// Runs the walk `rect` with operand `k`'s first element at `ptr[k]`; with `stream`,
     /// contiguous rows of an output no input shares are written with non-temporal stores.
-    /// On x86-64 processors with AVX2 and FMA the loop runs as compiled for them (wider
+    /// On x86-64 processors with AVX2, FMA and F16C the loop runs as compiled for them (wider
     /// vectors; the same IEEE operations, so the same bits: an explicit `mul_add` becomes one
     /// instruction instead of a call, and nothing else is fused).
     ///
@@ -48,7 +48,9 @@ pub(crate) trait Rows<const N: usize>: Sync {
     /// or writes the inputs' positions meanwhile.
     unsafe fn rows(&self, ptr: [*mut u8; N], rect: &Rect<N>, stream: bool) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma")
+            && std::arch::is_x86_feature_detected!("f16c")
         {
             rows_avx2(self, ptr, rect, stream);
         } else {
@@ -62,12 +64,12 @@ pub(crate) trait Rows<const N: usize>: Sync {
     }
 }
 
-/// [`Rows::body`] compiled for AVX2 and FMA.
+/// [`Rows::body`] compiled for AVX2, FMA and F16C.
 ///
 /// # Safety
-/// As for [`Rows::rows`], on a processor with AVX2 and FMA.
+/// As for [`Rows::rows`], on a processor with AVX2, FMA and F16C.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,f16c")]
 unsafe fn rows_avx2<const N: usize, K: Rows<N> + ?Sized>(
     kernel: &K,
     ptr: [*mut u8; N],
@@ -398,17 +400,19 @@ where
                     run(x, y, o, len)
                 }
                 [1, 1, 0] if apart(o, xb, size_of::<A>()) => {
-                    let ys = [y.read(); RUN_CHUNK];
+                    let mut buf = [MaybeUninit::uninit(); RUN_CHUNK];
+                    let ys = splat(&mut buf, y.read(), len.min(RUN_CHUNK));
                     for start in (0..len).step_by(RUN_CHUNK) {
                         let n = (len - start).min(RUN_CHUNK);
-                        run(x.add(start), ys.as_ptr(), o.add(start), n);
+                        run(x.add(start), ys, o.add(start), n);
                     }
                 }
                 [1, 0, 1] if apart(o, yb, size_of::<B>()) => {
-                    let xs = [x.read(); RUN_CHUNK];
+                    let mut buf = [MaybeUninit::uninit(); RUN_CHUNK];
+                    let xs = splat(&mut buf, x.read(), len.min(RUN_CHUNK));
                     for start in (0..len).step_by(RUN_CHUNK) {
                         let n = (len - start).min(RUN_CHUNK);
-                        run(xs.as_ptr(), y.add(start), o.add(start), n);
+                        run(xs, y.add(start), o.add(start), n);
                     }
                 }
                 _ => self.plain.body(
@@ -419,6 +423,16 @@ where
             }
         }
     }
+}
+
+/// `value` written into the first `n` slots of `buf`: a row of `n` copies of a stride-0 input
+/// for a run (a short row fills only what it reads).
+#[inline(always)]
+fn splat<T: Copy>(buf: &mut [MaybeUninit<T>; RUN_CHUNK], value: T, n: usize) -> *const T {
+    for slot in &mut buf[..n] {
+        slot.write(value);
+    }
+    buf.as_ptr().cast()
 }
 
 /// Elements a guarded row computes at a time before it checks them.
@@ -554,8 +568,9 @@ const WIDE_CHUNK: usize = 256;
 
 /// A two-input loop over `float16` or `bfloat16` computed in `f32`:
 /// `out = round(g(widen(a), widen(b)))`. Contiguous rows, and rows with a stride-0 input, are
-/// converted [`WIDE_CHUNK`] elements at a time into `f32` buffers ([`WidenSlice`]: F16C where
-/// the processor has it), so the conversions and `g` vectorise; other rows, and rows whose
+/// converted in registers eight elements at a time where the type and processor allow
+/// ([`WidenSlice::binary_row_in_registers`]: `float16` with F16C), else [`WIDE_CHUNK`]
+/// elements at a time into `f32` buffers, so the conversions and `g` vectorise; other rows, and rows whose
 /// memory overlaps other than in place, go element by element in order. Non-temporal
 /// stores are not used.
 pub(crate) struct WidenedBinary<T, G> {
@@ -621,6 +636,9 @@ unsafe fn widened_row<T: WidenSlice>(
     y_scalar: bool,
     g: &impl Fn(f32, f32) -> f32,
 ) {
+    if T::binary_row_in_registers(o, x, y, len, (x_scalar, y_scalar), g) {
+        return;
+    }
     let mut xf = [0.0f32; WIDE_CHUNK];
     let mut yf = [0.0f32; WIDE_CHUNK];
     // Only a scalar input is read here: a row's other inputs are read chunk by chunk.

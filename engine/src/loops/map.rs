@@ -87,7 +87,10 @@ pub fn map_unary<A: Element, R: Element>(
         &kernel,
         // SAFETY: the index map yields positions of the validated layouts.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
-    )
+    )?;
+    // SAFETY: `drive` wrote every element of `out` through `po`.
+    unsafe { pinned.wrote_output() };
+    Ok(())
 }
 
 /// Writes `f(a)` into every element of `out`, as [`map_unary`] does, with contiguous rows
@@ -109,7 +112,10 @@ pub(crate) fn map_unary_run<A: Element, R: Element>(
         &RunUnary::new(&f, run),
         // SAFETY: as in `map_unary`.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
-    )
+    )?;
+    // SAFETY: as in `map_unary`.
+    unsafe { pinned.wrote_output() };
+    Ok(())
 }
 
 /// Writes `f(a, b)` into every element of `out`; the inputs broadcast to `out`'s shape.
@@ -201,7 +207,10 @@ fn drive_binary<A: Element, B: Element, R: Element>(
             po.add(k[0])
                 .write(element(pa.add(k[1]).read(), pb.add(k[2]).read()))
         },
-    )
+    )?;
+    // SAFETY: as in `map_unary`.
+    unsafe { pinned.wrote_output() };
+    Ok(())
 }
 
 /// Writes `f(a, b, c)` into every element of `out`; the inputs broadcast to `out`'s shape.
@@ -235,5 +244,8 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
                 pc.add(k[3]).read(),
             ))
         },
-    )
+    )?;
+    // SAFETY: as in `map_unary`.
+    unsafe { pinned.wrote_output() };
+    Ok(())
 }

@@ -7,10 +7,19 @@
 //! wait that long, while here the caller simply does the pieces itself.
 //!
 //! One job runs at a time; a caller that finds the pool busy (another thread's loop) runs
-//! its pieces alone. Helpers are spawned on first need and then wait for work.
+//! its pieces alone. Helpers are spawned on first need and then wait for work: first
+//! spinning for [`SPIN`] (a job posted meanwhile starts at once), then asleep (a job posted
+//! then wakes them through the OS, which can take longer than a loop of a few hundred
+//! microseconds, so that loop would run on the caller alone). OpenMP's threads, which run
+//! torch's loops, spin likewise before they sleep.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+/// How long an idle helper watches for a new job before it sleeps.
+const SPIN: Duration = Duration::from_micros(200);
 
 /// A job's function of a piece index, with the lifetime of the caller's borrow erased: it is
 /// only called while the job is posted or a piece of it runs (see [`run_pieces`]).
@@ -36,11 +45,16 @@ struct State {
     panicked: bool,
     /// Helpers spawned so far.
     helpers: usize,
+    /// Helpers asleep on [`Pool::posted`].
+    sleeping: usize,
     last_id: u64,
 }
 
 struct Pool {
     state: Mutex<State>,
+    /// The id of the last job posted, also readable without the lock (for spinning helpers);
+    /// written under it.
+    posted_id: AtomicU64,
     /// Signalled when a job is posted.
     posted: Condvar,
     /// Signalled when a helper finishes a piece.
@@ -51,6 +65,7 @@ fn pool() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(|| Pool {
         state: Mutex::new(State::default()),
+        posted_id: AtomicU64::new(0),
         posted: Condvar::new(),
         finished: Condvar::new(),
     })
@@ -71,7 +86,7 @@ fn helper(pool: &'static Pool) {
                 job
             }
             _ => {
-                state = pool.posted.wait(state).unwrap_or_else(|p| p.into_inner());
+                state = idle(pool, state);
                 continue;
             }
         };
@@ -93,6 +108,33 @@ fn helper(pool: &'static Pool) {
             pool.finished.notify_all();
         }
     }
+}
+
+/// Waits, with the lock held on return, until a job is posted after the state seen in
+/// `state`: spinning without the lock for [`SPIN`], then asleep. Returns early (spuriously)
+/// at times; the caller checks the state again.
+fn idle<'a>(pool: &'a Pool, state: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+    let seen = state.last_id;
+    drop(state);
+    let start = Instant::now();
+    'spin: while start.elapsed() < SPIN {
+        for _ in 0..64 {
+            if pool.posted_id.load(Ordering::Acquire) != seen {
+                break 'spin;
+            }
+            std::hint::spin_loop();
+        }
+    }
+    let mut state = lock(pool);
+    if state.last_id != seen {
+        return state;
+    }
+    state.sleeping += 1;
+    // `last_id` changes only under the lock and every post notifies sleepers, so the
+    // wake-up cannot be missed between the check above and the wait.
+    let mut state = pool.posted.wait(state).unwrap_or_else(|p| p.into_inner());
+    state.sleeping -= 1;
+    state
 }
 
 /// Ends the posted job when the caller is done (or unwinds): no helper takes another piece,
@@ -164,7 +206,10 @@ pub(crate) fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + S
     state.pieces = pieces;
     state.openings = helpers;
     state.panicked = false;
-    pool.posted.notify_all();
+    pool.posted_id.store(state.last_id, Ordering::Release);
+    if state.sleeping > 0 {
+        pool.posted.notify_all();
+    }
     let withdraw = Withdraw {
         pool,
         done: std::cell::Cell::new(false),

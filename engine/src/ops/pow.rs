@@ -155,8 +155,32 @@ where
     map_unary(o, x, f)
 }
 
+/// [`real::pow_by_number`] over the tensor. Each fast-path exponent gets a loop of its own, in
+/// which the exponent is a constant: the compiler folds the function's comparisons away and
+/// vectorises the loop (one loop testing the exponent per element stayed scalar, and
+/// `(4096,1024) ** 2` took 2.3 ms against torch's 1.3 to 1.6).
 fn map_real<T: Real>(o: &Tensor, x: &Tensor, exponent: Scalar) -> Result<()> {
-    map_unary(o, x, real::pow_by_number::<T>(exponent.to_f64()))
+    macro_rules! loop_for {
+        ($e:expr) => {
+            map_unary(o, x, move |a: T| real::pow_by_number::<T>($e)(a))
+        };
+    }
+    let e = exponent.to_f64();
+    if e == 2.0 {
+        loop_for!(2.0)
+    } else if e == 3.0 {
+        loop_for!(3.0)
+    } else if e == -2.0 {
+        loop_for!(-2.0)
+    } else if e == 0.5 {
+        loop_for!(0.5)
+    } else if e == -0.5 {
+        loop_for!(-0.5)
+    } else if e == -1.0 {
+        loop_for!(-1.0)
+    } else {
+        map_unary(o, x, real::pow_by_number::<T>(e))
+    }
 }
 
 /// `torch.pow(base, exponent)` with a Python number base: the output has the exponent's
