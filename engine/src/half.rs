@@ -313,14 +313,18 @@ mod f16c {
         (x_scalar, y_scalar): (bool, bool),
         g: &impl Fn(f32, f32) -> f32,
     ) {
-        let lanes = |p: *const Half, scalar: bool, i: usize| -> [f32; 8] {
-            // SAFETY: a scalar input is read at its first element; another at `i..i + 8`,
-            // inside its `len` elements (the loop's bound). `Half` is a transparent `u16`.
+        // A scalar input is read once, before the row, as the plain loops read it (the
+        // row may overwrite its element).
+        // SAFETY: a scalar input is valid for one read.
+        let scalar = |p: *const Half, is: bool| is.then(|| unsafe { p.read() }.to_f32());
+        let (xv, yv) = (scalar(x, x_scalar), scalar(y, y_scalar));
+        let lanes = |p: *const Half, value: Option<f32>, i: usize| -> [f32; 8] {
+            // SAFETY: a row input is read at `i..i + 8`, inside its `len` elements (the
+            // loop's bound). `Half` is a transparent `u16`.
             let v: __m256 = unsafe {
-                if scalar {
-                    _mm256_set1_ps(p.read().to_f32())
-                } else {
-                    _mm256_cvtph_ps(_mm_loadu_si128(p.add(i) as *const __m128i))
+                match value {
+                    Some(v) => _mm256_set1_ps(v),
+                    None => _mm256_cvtph_ps(_mm_loadu_si128(p.add(i) as *const __m128i)),
                 }
             };
             // SAFETY: `__m256` and `[f32; 8]` have the same size, and any bits are a float.
@@ -328,7 +332,7 @@ mod f16c {
         };
         let mut i = 0;
         while i + 8 <= len {
-            let (a, b) = (lanes(x, x_scalar, i), lanes(y, y_scalar, i));
+            let (a, b) = (lanes(x, xv, i), lanes(y, yv, i));
             let mut r = [0.0f32; 8];
             for k in 0..8 {
                 r[k] = g(a[k], b[k]);
@@ -341,12 +345,12 @@ mod f16c {
             }
             i += 8;
         }
-        let at = |p: *const Half, scalar: bool, i: usize| {
-            // SAFETY: as for `lanes`, one element.
-            unsafe { p.add(if scalar { 0 } else { i }).read() }.to_f32()
+        // SAFETY: `j < len`, inside a row input.
+        let at = |p: *const Half, value: Option<f32>, j: usize| {
+            value.unwrap_or_else(|| unsafe { p.add(j).read() }.to_f32())
         };
         for j in i..len {
-            let v = Half::from_f32(g(at(x, x_scalar, j), at(y, y_scalar, j)));
+            let v = Half::from_f32(g(at(x, xv, j), at(y, yv, j)));
             // SAFETY: `j < len`.
             unsafe { o.add(j).write(v) };
         }

@@ -851,6 +851,30 @@ mod tests {
         }
     }
 
+    /// A widened row whose stride-0 input is an element of the row it writes uses that
+    /// element's value from before the row, as the plain loops do.
+    #[test]
+    fn a_widened_scalar_inside_the_row_is_read_before_it() {
+        use crate::half::Half;
+        let g = |a: f32, b: f32| a + b;
+        let kernel = WidenedBinary::<Half, _>::new(g);
+        let mut v: Vec<Half> = (0..40).map(|i| Half::from_f32(i as f32)).collect();
+        let want: Vec<Half> = (0..40).map(|i| Half::from_f32(g(i as f32, 5.0))).collect();
+        let base = v.as_mut_ptr();
+        // SAFETY: every position lies inside `v`.
+        unsafe {
+            let ptr = [base as *mut u8, base as *mut u8, base.add(5) as *mut u8];
+            let rect = Rect {
+                len: 40,
+                step: [1, 1, 0],
+                rows: 1,
+                row_step: [0; 3],
+            };
+            kernel.rows(ptr, &rect, false);
+        }
+        assert!(v.iter().zip(&want).all(|(a, b)| a.0 == b.0), "{v:?}");
+    }
+
     /// The widened float16 loop: every row kind against an element walk in `f32`, values
     /// spanning subnormals to overflow (the results round to every kind of half).
     #[test]
