@@ -197,20 +197,17 @@ impl PartialOrd for BFloat16 {
     }
 }
 
-/// `float16` and `bfloat16` converted to and from `f32` a slice at a time, as the loops
-/// that compute them in `f32` need: with the processor's F16C instructions where it has them
-/// (`vcvtph2ps`, and `vcvtps2ph` rounding to nearest even), else element by element. The
-/// values are those of [`Half::to_f32`] and [`Half::from_f32`]; only a NaN's payload may
-/// differ (F16C keeps the payload's high bits where `from_f32` writes `0x7e00`).
+/// `float16` and `bfloat16` rows computed in `f32`, as the loops that compute them so need:
+/// converted in registers with the processor's F16C instructions where it has them
+/// (`vcvtph2ps`, and `vcvtps2ph` rounding to nearest even). The values are those of
+/// [`Half::to_f32`] and [`Half::from_f32`]; only a NaN's payload may differ (F16C keeps the
+/// payload's high bits where `from_f32` writes `0x7e00`).
 pub(crate) trait WidenSlice: crate::Element {
-    /// Whether loops should convert a slice at a time. Not for `bfloat16`, whose conversions
-    /// are a shift and a rounding add that the element loop vectorises in registers (its
-    /// `(4096,1024) + (1024,)` out= took 0.76 ms that way and 1.21 ms through buffers).
+    /// Whether loops should take rows through [`WidenSlice::binary_row_in_registers`]. Not
+    /// for `bfloat16`, whose conversions are a shift and a rounding add that the element loop
+    /// vectorises in registers (its `(4096,1024) + (1024,)` out= took 0.76 ms that way and
+    /// 1.21 ms through buffers).
     const BY_SLICE: bool;
-    /// `dst[i] = src[i]` as `f32`, for every `i` of the shorter slice.
-    fn widen(src: &[Self], dst: &mut [f32]);
-    /// `dst[i] = src[i]` rounded to this type, for every `i` of the shorter slice.
-    fn narrow(src: &[f32], dst: &mut [Self]);
 
     /// `o[i] = g(x[i], y[i])` computed in `f32` and rounded, for `i < len`, converting in
     /// registers eight elements at a time, when this type and the processor allow it; `false`
@@ -236,40 +233,10 @@ pub(crate) trait WidenSlice: crate::Element {
 
 impl WidenSlice for BFloat16 {
     const BY_SLICE: bool = false;
-    fn widen(src: &[BFloat16], dst: &mut [f32]) {
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d = s.to_f32();
-        }
-    }
-    fn narrow(src: &[f32], dst: &mut [BFloat16]) {
-        for (d, &s) in dst.iter_mut().zip(src) {
-            *d = BFloat16::from_f32(s);
-        }
-    }
 }
 
 impl WidenSlice for Half {
     const BY_SLICE: bool = true;
-    fn widen(src: &[Half], dst: &mut [f32]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("f16c") {
-            // SAFETY: the processor has F16C (and so AVX).
-            return unsafe { f16c::widen(src, dst) };
-        }
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d = s.to_f32();
-        }
-    }
-    fn narrow(src: &[f32], dst: &mut [Half]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("f16c") {
-            // SAFETY: as above.
-            return unsafe { f16c::narrow(src, dst) };
-        }
-        for (d, &s) in dst.iter_mut().zip(src) {
-            *d = Half::from_f32(s);
-        }
-    }
     #[inline(always)]
     unsafe fn binary_row_in_registers(
         o: *mut Half,
@@ -295,8 +262,8 @@ impl WidenSlice for Half {
 mod f16c {
     use super::Half;
     use std::arch::x86_64::{
-        __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_loadu_ps, _mm256_set1_ps,
-        _mm256_storeu_ps, _mm_loadu_si128, _mm_storeu_si128,
+        __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_set1_ps, _mm_loadu_si128,
+        _mm_storeu_si128,
     };
 
     /// [`super::WidenSlice::binary_row_in_registers`] for `float16`. Inlined into the
@@ -355,75 +322,72 @@ mod f16c {
             unsafe { o.add(j).write(v) };
         }
     }
-
-    /// # Safety
-    /// The processor has F16C and AVX.
-    #[target_feature(enable = "avx,f16c")]
-    pub(super) unsafe fn widen(src: &[Half], dst: &mut [f32]) {
-        let n = src.len().min(dst.len());
-        let mut i = 0;
-        while i + 8 <= n {
-            // SAFETY: `i + 8 <= n`, inside both slices; `Half` is a transparent `u16`.
-            let h = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
-            _mm256_storeu_ps(dst.as_mut_ptr().add(i), _mm256_cvtph_ps(h));
-            i += 8;
-        }
-        for j in i..n {
-            dst[j] = src[j].to_f32();
-        }
-    }
-
-    /// # Safety
-    /// The processor has F16C and AVX.
-    #[target_feature(enable = "avx,f16c")]
-    pub(super) unsafe fn narrow(src: &[f32], dst: &mut [Half]) {
-        let n = src.len().min(dst.len());
-        let mut i = 0;
-        while i + 8 <= n {
-            // SAFETY: as in `widen`; rounding mode 0 is round to nearest even.
-            let h = _mm256_cvtps_ph::<0>(_mm256_loadu_ps(src.as_ptr().add(i)));
-            _mm_storeu_si128(dst.as_mut_ptr().add(i) as *mut __m128i, h);
-            i += 8;
-        }
-        for j in i..n {
-            dst[j] = Half::from_f32(src[j]);
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `o[i] = round(g(x[i], y[i]))` through the registers, with `g` reading or making the
+    /// `f32` values itself; `None` without F16C.
+    fn in_registers(x: &[Half], g: impl Fn(f32, f32) -> f32) -> Option<Vec<Half>> {
+        let mut o = vec![Half(0); x.len()];
+        let zero = Half(0);
+        // SAFETY: `o` and `x` hold `x.len()` elements; `zero` is one scalar.
+        let done = unsafe {
+            Half::binary_row_in_registers(
+                o.as_mut_ptr(),
+                x.as_ptr(),
+                &zero,
+                x.len(),
+                (false, true),
+                &g,
+            )
+        };
+        done.then_some(o)
+    }
+
     #[test]
-    fn slice_conversions_agree_with_the_element_ones() {
-        // Every half, widened (lengths not a multiple of 8 exercise the tails).
+    fn register_conversions_agree_with_the_element_ones() {
+        // Every half, widened (a length not a multiple of 8 exercises the tail).
         let halves: Vec<Half> = (0..=u16::MAX).map(Half).collect();
-        let mut wide = vec![0.0f32; halves.len()];
-        Half::widen(&halves[..65_533], &mut wide[..65_533]);
-        for (h, w) in halves.iter().zip(&wide).take(65_533) {
-            let want = h.to_f32();
-            assert!(
-                w.to_bits() == want.to_bits() || (w.is_nan() && want.is_nan()),
-                "{h:?}"
-            );
+        let seen = std::cell::RefCell::new(Vec::new());
+        let record = |a: f32, _: f32| {
+            seen.borrow_mut().push(a);
+            a
+        };
+        if in_registers(&halves[..65_533], record).is_some() {
+            let wide = seen.borrow();
+            assert_eq!(wide.len(), 65_533);
+            for (h, w) in halves.iter().zip(wide.iter()) {
+                let want = h.to_f32();
+                assert!(
+                    w.to_bits() == want.to_bits() || (w.is_nan() && want.is_nan()),
+                    "{h:?}"
+                );
+            }
         }
         // Floats around every half boundary (halfway points, overflow, subnormals), narrowed.
         let floats: Vec<f32> = (0..1u32 << 21)
             .map(|i| f32::from_bits((i << 11) ^ (i >> 7)))
             .collect();
-        let mut narrow = vec![Half(0); floats.len()];
-        Half::narrow(&floats[..floats.len() - 3], &mut narrow);
-        for (f, h) in floats.iter().zip(&narrow).take(floats.len() - 3) {
-            let want = Half::from_f32(*f);
-            assert!(h.0 == want.0 || (h.is_nan() && want.is_nan()), "{f:e}");
+        let next = std::cell::Cell::new(0);
+        let emit = |_: f32, _: f32| {
+            let i = next.get();
+            next.set(i + 1);
+            floats[i]
+        };
+        let n = floats.len() - 3;
+        if let Some(narrow) = in_registers(&vec![Half(0); n], emit) {
+            for (f, h) in floats.iter().zip(&narrow) {
+                let want = Half::from_f32(*f);
+                assert!(h.0 == want.0 || (h.is_nan() && want.is_nan()), "{f:e}");
+            }
         }
         let b: Vec<BFloat16> = (0..=u16::MAX).map(BFloat16).collect();
-        let mut bw = vec![0.0f32; b.len()];
-        BFloat16::widen(&b, &mut bw);
-        let mut back = vec![BFloat16(0); b.len()];
-        BFloat16::narrow(&bw, &mut back);
-        assert!(b.iter().zip(&back).all(|(x, y)| x.0 == y.0 || x.is_nan()));
+        assert!(b
+            .iter()
+            .all(|x| BFloat16::from_f32(x.to_f32()).0 == x.0 || x.is_nan()));
     }
 
     /// The branchy conversions the branch-free ones replaced, kept as their oracle.

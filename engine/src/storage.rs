@@ -62,11 +62,9 @@ impl Buffer {
     /// way.
     fn reserved(dtype: DType, len: usize) -> Result<Buffer> {
         check_allocation(dtype, len)?;
-        Ok(dispatch_dtype!(dtype, T => {
-            let v: Vec<T> = Vec::with_capacity(len);
-            crate::memory::advise_huge_pages(v.as_ptr().cast::<u8>(), len * std::mem::size_of::<T>());
-            Buffer::from(v)
-        }))
+        Ok(
+            dispatch_dtype!(dtype, T => Buffer::from(crate::memory::collect_advised::<T>(len, std::iter::empty()))),
+        )
     }
 
     /// A buffer of `len` zeros, or an error when `len` is more than the engine allocates.

@@ -563,15 +563,12 @@ unsafe fn guarded_row<A: Copy, B: Copy, R: Copy>(
     }
 }
 
-/// Elements a widened row converts at a time (two `f32` buffers of a kilobyte each).
-const WIDE_CHUNK: usize = 256;
-
 /// A two-input loop over `float16` or `bfloat16` computed in `f32`:
 /// `out = round(g(widen(a), widen(b)))`. Contiguous rows, and rows with a stride-0 input, are
 /// converted in registers eight elements at a time where the type and processor allow
-/// ([`WidenSlice::binary_row_in_registers`]: `float16` with F16C), else [`WIDE_CHUNK`]
-/// elements at a time into `f32` buffers, so the conversions and `g` vectorise; other rows, and rows whose
-/// memory overlaps other than in place, go element by element in order. Non-temporal
+/// ([`WidenSlice::binary_row_in_registers`]: `float16` with F16C), so the conversions and
+/// `g` vectorise; other rows, and rows whose memory overlaps other than in place, go
+/// element by element in order. Non-temporal
 /// stores are not used.
 pub(crate) struct WidenedBinary<T, G> {
     g: G,
@@ -621,8 +618,9 @@ where
     }
 }
 
-/// One contiguous output row of a [`WidenedBinary`], a chunk at a time; an input with
-/// `x_scalar` (`y_scalar`) is read once, before the row, as the plain loops read it.
+/// One contiguous output row of a [`WidenedBinary`], in registers where the type and
+/// processor allow, else element by element; an input with `x_scalar` (`y_scalar`) is read
+/// once, before the row, as the plain loops read it.
 ///
 /// # Safety
 /// As for [`Rows::rows`]; each input is the output itself, disjoint from it, or a scalar.
@@ -639,29 +637,12 @@ unsafe fn widened_row<T: WidenSlice>(
     if T::binary_row_in_registers(o, x, y, len, (x_scalar, y_scalar), g) {
         return;
     }
-    let mut xf = [0.0f32; WIDE_CHUNK];
-    let mut yf = [0.0f32; WIDE_CHUNK];
-    // Only a scalar input is read here: a row's other inputs are read chunk by chunk.
-    let scalar = |v: *const T, is: bool| if is { v.read().cast::<f32>() } else { 0.0 };
+    let scalar = |v: *const T, is: bool| is.then(|| v.read().cast::<f32>());
     let (xv, yv) = (scalar(x, x_scalar), scalar(y, y_scalar));
-    let mut start = 0;
-    while start < len {
-        let n = (len - start).min(WIDE_CHUNK);
-        let (xf, yf) = (&mut xf[..n], &mut yf[..n]);
-        if !x_scalar {
-            T::widen(std::slice::from_raw_parts(x.add(start), n), xf);
-        }
-        if !y_scalar {
-            T::widen(std::slice::from_raw_parts(y.add(start), n), yf);
-        }
-        match (x_scalar, y_scalar) {
-            (false, false) => xf.iter_mut().zip(&*yf).for_each(|(a, &b)| *a = g(*a, b)),
-            (false, true) => xf.iter_mut().for_each(|a| *a = g(*a, yv)),
-            (true, false) => xf.iter_mut().zip(&*yf).for_each(|(a, &b)| *a = g(xv, b)),
-            (true, true) => xf.fill(g(xv, yv)),
-        }
-        T::narrow(xf, std::slice::from_raw_parts_mut(o.add(start), n));
-        start += n;
+    for i in 0..len {
+        let a = xv.unwrap_or_else(|| x.add(i).read().cast::<f32>());
+        let b = yv.unwrap_or_else(|| y.add(i).read().cast::<f32>());
+        o.add(i).write(T::from_f32(g(a, b)));
     }
 }
 

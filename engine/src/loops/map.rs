@@ -25,9 +25,11 @@ use crate::shape::{format_shape, infer_size};
 use crate::{Element, Error, Result, Tensor};
 
 /// Walks every element of `tensors[0]` (the output) with its inputs' positions: the plan's
-/// loops run `kernel` over the storages at `bases`, the index map calls `element` on single
-/// elements.
+/// loops run `kernel` over the storages at `bases` (pinned by `pinned`), the index map calls
+/// `element` on single elements. Once every element is written, the output takes them as its
+/// contents ([`Pinned::wrote_output`]).
 fn drive<const N: usize>(
+    pinned: Pinned<'_>,
     tensors: [&Tensor; N],
     bases: [*mut u8; N],
     kernel: &impl Rows<N>,
@@ -66,6 +68,8 @@ fn drive<const N: usize>(
             }
         }
     }
+    // SAFETY: both walks above wrote every element of the output through `bases[0]`.
+    unsafe { pinned.wrote_output() };
     Ok(())
 }
 
@@ -82,15 +86,13 @@ pub fn map_unary<A: Element, R: Element>(
     let (po, pa) = (pinned.base::<R>(out)?, pinned.base::<A>(a)? as *const A);
     let kernel = Unary::new(&f);
     drive(
+        pinned,
         [out, a],
         [po as *mut u8, pa as *mut u8],
         &kernel,
         // SAFETY: the index map yields positions of the validated layouts.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
-    )?;
-    // SAFETY: `drive` wrote every element of `out` through `po`.
-    unsafe { pinned.wrote_output() };
-    Ok(())
+    )
 }
 
 /// Writes `f(a)` into every element of `out`, as [`map_unary`] does, with contiguous rows
@@ -107,15 +109,13 @@ pub(crate) fn map_unary_run<A: Element, R: Element>(
     let pinned = Pinned::new(out, &[a]);
     let (po, pa) = (pinned.base::<R>(out)?, pinned.base::<A>(a)? as *const A);
     drive(
+        pinned,
         [out, a],
         [po as *mut u8, pa as *mut u8],
         &RunUnary::new(&f, run),
         // SAFETY: as in `map_unary`.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
-    )?;
-    // SAFETY: as in `map_unary`.
-    unsafe { pinned.wrote_output() };
-    Ok(())
+    )
 }
 
 /// Writes `f(a, b)` into every element of `out`; the inputs broadcast to `out`'s shape.
@@ -199,6 +199,7 @@ fn drive_binary<A: Element, B: Element, R: Element>(
         pinned.base::<B>(b)? as *const B,
     );
     drive(
+        pinned,
         [out, a, b],
         [po as *mut u8, pa as *mut u8, pb as *mut u8],
         kernel,
@@ -207,10 +208,7 @@ fn drive_binary<A: Element, B: Element, R: Element>(
             po.add(k[0])
                 .write(element(pa.add(k[1]).read(), pb.add(k[2]).read()))
         },
-    )?;
-    // SAFETY: as in `map_unary`.
-    unsafe { pinned.wrote_output() };
-    Ok(())
+    )
 }
 
 /// Writes `f(a, b, c)` into every element of `out`; the inputs broadcast to `out`'s shape.
@@ -233,6 +231,7 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
     );
     let kernel = Ternary::new(&f);
     drive(
+        pinned,
         [out, a, b, c],
         [po as *mut u8, pa as *mut u8, pb as *mut u8, pc as *mut u8],
         &kernel,
@@ -244,8 +243,5 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
                 pc.add(k[3]).read(),
             ))
         },
-    )?;
-    // SAFETY: as in `map_unary`.
-    unsafe { pinned.wrote_output() };
-    Ok(())
+    )
 }

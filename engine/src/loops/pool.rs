@@ -47,13 +47,12 @@ struct State {
     helpers: usize,
     /// Helpers asleep on [`Pool::posted`].
     sleeping: usize,
-    last_id: u64,
 }
 
 struct Pool {
     state: Mutex<State>,
-    /// The id of the last job posted, also readable without the lock (for spinning helpers);
-    /// written under it.
+    /// The id of the last job posted: written under the lock, read under it or, by spinning
+    /// helpers, without it.
     posted_id: AtomicU64,
     /// Signalled when a job is posted.
     posted: Condvar,
@@ -114,7 +113,7 @@ fn helper(pool: &'static Pool) {
 /// `state`: spinning without the lock for [`SPIN`], then asleep. Returns early (spuriously)
 /// at times; the caller checks the state again.
 fn idle<'a>(pool: &'a Pool, state: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
-    let seen = state.last_id;
+    let seen = pool.posted_id.load(Ordering::Relaxed);
     drop(state);
     let start = Instant::now();
     'spin: while start.elapsed() < SPIN {
@@ -126,11 +125,11 @@ fn idle<'a>(pool: &'a Pool, state: MutexGuard<'a, State>) -> MutexGuard<'a, Stat
         }
     }
     let mut state = lock(pool);
-    if state.last_id != seen {
+    if pool.posted_id.load(Ordering::Relaxed) != seen {
         return state;
     }
     state.sleeping += 1;
-    // `last_id` changes only under the lock and every post notifies sleepers, so the
+    // `posted_id` changes only under the lock and every post notifies sleepers, so the
     // wake-up cannot be missed between the check above and the wait.
     let mut state = pool.posted.wait(state).unwrap_or_else(|p| p.into_inner());
     state.sleeping -= 1;
@@ -194,19 +193,16 @@ pub(crate) fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + S
         }
         state.helpers += 1;
     }
-    state.last_id += 1;
+    let id = pool.posted_id.load(Ordering::Relaxed) + 1;
     // SAFETY: only the lifetime is erased; `Withdraw` ends every use before `run` goes.
     let erased: *const (dyn Fn(usize) + Sync + 'static) =
         unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), _>(run as *const _) };
-    state.job = Some(Job {
-        run: erased,
-        id: state.last_id,
-    });
+    state.job = Some(Job { run: erased, id });
     state.next = 0;
     state.pieces = pieces;
     state.openings = helpers;
     state.panicked = false;
-    pool.posted_id.store(state.last_id, Ordering::Release);
+    pool.posted_id.store(id, Ordering::Release);
     if state.sleeping > 0 {
         pool.posted.notify_all();
     }
