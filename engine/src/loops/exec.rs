@@ -11,9 +11,11 @@ use super::{pool, repeat, tile};
 use crate::config::num_threads;
 use crate::iter::{Block, Plan};
 
-/// Elements each thread gets at least before a loop is split (waking a helper costs
-/// microseconds; this is far more work than that).
-pub(crate) const MIN_PER_THREAD: usize = 1 << 17;
+/// Elements each thread gets at least before a loop is split. The helpers spin for a while
+/// between jobs ([`pool`]), so handing one a piece costs far less than this much work: at
+/// two threads `(64,1024) + (1024,)` (65,536 elements) took 6.05 µs on one thread and 4.32
+/// µs split in two (the limit was `1 << 17` until then).
+pub(crate) const MIN_PER_THREAD: usize = 1 << 15;
 
 /// Elements per piece at least: a split loop is cut into pieces that threads take one at a
 /// time (see [`pool`]), so a thread the system delays does not hold the others up.

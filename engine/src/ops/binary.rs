@@ -447,6 +447,12 @@ fn run_int<T: Int>(op: BinaryOp, iter: &Iter, alpha: Scalar) -> Result<()> {
     let (a, b) = (iter.inputs()[0].as_tensor(), iter.inputs()[1].as_tensor());
     let al = T::from_scalar(alpha);
     match op {
+        // `x + 1 * y` and `x + -1 * y` are the plain (wrapping) sum and difference: without
+        // the multiply, which for `uint8` and `int8` costs a widening, the loop is one add.
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == T::ONE => map_binary(out, a, b, T::wadd),
+        BinaryOp::Add(_) | BinaryOp::Sub(_) if al == T::ONE.wneg() => {
+            map_binary(out, a, b, |x: T, y: T| x.wadd(y.wneg()))
+        }
         BinaryOp::Add(_) | BinaryOp::Sub(_) => {
             map_binary(out, a, b, move |x: T, y: T| x.wadd(al.wmul(y)))
         }

@@ -261,8 +261,16 @@ fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
         DType::Int16 => run_int::<i16>(op, out, x),
         DType::Int32 => run_int::<i32>(op, out, x),
         DType::Int64 => run_int::<i64>(op, out, x),
-        DType::Float16 => run_reduced::<Half>(op, out, x),
-        DType::BFloat16 => run_reduced::<BFloat16>(op, out, x),
+        DType::Float16 => match op {
+            UnaryOp::Neg => map_unary(out, x, |v: Half| Half(v.0 ^ SIGN_BIT)),
+            UnaryOp::Abs => map_unary(out, x, |v: Half| Half(v.0 & !SIGN_BIT)),
+            _ => run_reduced::<Half>(op, out, x),
+        },
+        DType::BFloat16 => match op {
+            UnaryOp::Neg => map_unary(out, x, |v: BFloat16| bf16_sign_op(v, |b| b ^ SIGN_BIT)),
+            UnaryOp::Abs => map_unary(out, x, |v: BFloat16| bf16_sign_op(v, |b| b & !SIGN_BIT)),
+            _ => run_reduced::<BFloat16>(op, out, x),
+        },
         DType::Float32 => run_real::<f32>(op, out, x),
         DType::Float64 => run_real::<f64>(op, out, x),
         DType::Complex64 => run_complex::<f32>(op, out, x),
@@ -299,6 +307,20 @@ fn real_op<T: Real>(op: UnaryOp, v: T) -> T {
         UnaryOp::Reciprocal => T::ONE / v,
         UnaryOp::LogicalNot => T::from_bool(v == T::ZERO),
     }
+}
+
+/// The sign bit of a float16 or bfloat16.
+const SIGN_BIT: u16 = 0x8000;
+
+/// A bfloat16 `neg` or `abs` on the bits (`sign_op` flips or clears the sign), as widening,
+/// the `f32` op and rounding back give: the value is exact, so only the sign changes, except
+/// that the rounding makes a NaN `0x7fc0` (c10's scalar conversion; torch's own vectorised
+/// `neg` flips a NaN's sign instead, so its NaN bits depend on the path). float16 needs no
+/// such case: torch keeps a NaN's payload there, and `neg`/`abs` are the bit operations.
+#[inline]
+fn bf16_sign_op(v: BFloat16, sign_op: impl Fn(u16) -> u16) -> BFloat16 {
+    // A select, not a branch, so the loop vectorises.
+    BFloat16(if v.is_nan() { 0x7fc0 } else { sign_op(v.0) })
 }
 
 /// `float16` and `bfloat16`: computed in `float32`, rounded once.
@@ -366,5 +388,50 @@ fn run_real<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
         UnaryOp::Sign => map_unary(out, x, real::sign::<T>),
         UnaryOp::Reciprocal => map_unary(out, x, |v: T| T::ONE / v),
         UnaryOp::LogicalNot => map_unary(out, x, |v: T| v == T::ZERO),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `op` on every bit pattern of `T`, as a contiguous tensor (the vectorised rows) and as
+    /// every other element of one (the strided rows).
+    fn every_pattern<T: Element>(op: UnaryOp, of_bits: fn(u16) -> T, bits: fn(T) -> u16) {
+        let all: Vec<T> = (0..=u16::MAX).map(of_bits).collect();
+        let x = Tensor::from_vec(all.clone(), &[1 << 16]).unwrap();
+        let strided = Tensor::from_vec(all.iter().flat_map(|&v| [v, v]).collect(), &[1 << 16, 2])
+            .unwrap()
+            .select(1, 0)
+            .unwrap();
+        let widened = |v: T| T::from_f32(real_op::<f32>(op, v.cast::<f32>()));
+        for input in [x, strided] {
+            let got = unary(op, &input, None).unwrap().to_vec::<T>().unwrap();
+            for (&v, &g) in all.iter().zip(&got) {
+                let want = widened(v);
+                let nan = want.cast::<f32>().is_nan();
+                if T::DTYPE == DType::Float16 && nan {
+                    // torch keeps a float16 NaN's payload (its conversion is the hardware's):
+                    // only the sign changes.
+                    let sign = bits(want) & SIGN_BIT;
+                    assert_eq!(
+                        bits(g),
+                        sign | bits(v) & !SIGN_BIT,
+                        "{op:?} {:#06x}",
+                        bits(v)
+                    );
+                } else {
+                    assert_eq!(bits(g), bits(want), "{op:?} {:#06x}", bits(v));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn half_sign_ops_change_only_the_sign() {
+        for op in [UnaryOp::Neg, UnaryOp::Abs] {
+            every_pattern::<Half>(op, Half, |h| h.0);
+            every_pattern::<BFloat16>(op, BFloat16, |b| b.0);
+        }
     }
 }

@@ -14,7 +14,7 @@ pub mod report;
 pub mod torch;
 
 use pattern::{BenchDType, Pattern, Variant};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// One prepared call of an implementation: its inputs (and output, for `out=`) are built.
 pub trait Call {
@@ -87,6 +87,76 @@ pub struct BenchConfig {
     pub peers: Vec<String>,
     /// Switch on libtorch's huge-page allocation (`THP_MEM_ALLOC_ENABLE=1`).
     pub torch_huge_pages: bool,
+    /// How the implementations' timed calls follow each other.
+    pub schedule: Schedule,
+}
+
+/// How the implementations' timed calls follow each other within a row.
+///
+/// ```
+/// # use bcast_tooling::bench::Schedule;
+/// assert_eq!(Schedule::from_name("apart"), Some(Schedule::Apart));
+/// assert_eq!(Schedule::Rounds.name(), "rounds");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// One timed call of each implementation per round, the order reversed every round: each
+    /// call finds the others' data in the caches, and their idle threads may still be
+    /// spinning (OpenMP's, which run libtorch's loops, spin for milliseconds after a loop).
+    Rounds,
+    /// The same rounds, but before each timed call the implementation makes untimed calls for
+    /// [`SETTLE`]: by then the other implementations' idle threads have gone to sleep, its
+    /// own threads are awake and its data is in the caches, so each timed call has the
+    /// machine to itself, as in a program that calls one library in a loop.
+    Apart,
+}
+
+/// How long [`Schedule::Apart`] keeps an implementation calling before its timed call.
+pub const SETTLE: Duration = Duration::from_millis(30);
+
+impl Schedule {
+    /// Every schedule, by name.
+    pub const ALL: [Schedule; 2] = [Schedule::Rounds, Schedule::Apart];
+
+    /// Its name on the command line and in the tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Schedule::Rounds => "rounds",
+            Schedule::Apart => "apart",
+        }
+    }
+
+    /// The schedule called `name`.
+    pub fn from_name(name: &str) -> Option<Schedule> {
+        Schedule::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// Times `config.reps` rounds of `n` implementations in `config.schedule`'s order; `call(k)`
+/// makes one call of implementation `k` and returns its seconds, or `None` when `k` has no
+/// call. Returns each implementation's times.
+fn time_rounds(
+    config: &BenchConfig,
+    n: usize,
+    mut call: impl FnMut(usize) -> Option<f64>,
+) -> Vec<Vec<f64>> {
+    let mut times = vec![Vec::new(); n];
+    for round in 0..config.reps {
+        for k in round_order(n, round) {
+            if config.schedule == Schedule::Apart {
+                let start = Instant::now();
+                while start.elapsed() < SETTLE {
+                    if call(k).is_none() {
+                        break;
+                    }
+                }
+            }
+            if let Some(seconds) = call(k) {
+                times[k].push(seconds);
+            }
+        }
+    }
+    times
 }
 
 /// The median time of each implementation on one pattern and variant (`None` where it could
@@ -112,6 +182,8 @@ pub struct Table {
     pub copy_out: f64,
     /// Bytes the copy reads and writes.
     pub copy_bytes: usize,
+    /// How the calls were ordered.
+    pub schedule: Schedule,
     pub rows: Vec<Row>,
 }
 
@@ -171,7 +243,7 @@ fn measure_copy(config: &BenchConfig, threads: usize) -> (f64, f64, usize) {
 }
 
 /// Runs one pattern and variant on every peer: prepares each, checks that they all compute
-/// the same values, warms up, then times interleaved rounds.
+/// the same values, warms up, then times rounds in `config.schedule`'s order.
 ///
 /// # Errors
 /// When an implementation's result differs from the first one's.
@@ -216,15 +288,11 @@ fn measure_row(
             call.run();
         }
     }
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
-    for round in 0..config.reps {
-        for k in round_order(peers.len(), round) {
-            if let Some(call) = calls[k].as_mut() {
-                call.reset();
-                times[k].push(timed(|| call.run()));
-            }
-        }
-    }
+    let times = time_rounds(config, peers.len(), |k| {
+        let call = calls[k].as_mut()?;
+        call.reset();
+        Some(timed(|| call.run()))
+    });
     Ok(Row {
         pattern: *pattern,
         variant,
@@ -284,6 +352,7 @@ pub fn run_bench(
             }
             tables.push(Table {
                 threads,
+                schedule: config.schedule,
                 dtype,
                 peers: used.clone(),
                 copy_alloc,
@@ -294,4 +363,71 @@ pub fn run_bench(
         }
     }
     Ok(tables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(schedule: Schedule) -> BenchConfig {
+        BenchConfig {
+            threads: vec![1],
+            reps: 3,
+            warmup: 0,
+            patterns: Vec::new(),
+            variants: Vec::new(),
+            dtypes: Vec::new(),
+            peers: Vec::new(),
+            torch_huge_pages: false,
+            schedule,
+        }
+    }
+
+    /// Runs `time_rounds` over three implementations, the second without a call; returns the
+    /// order of the calls and the times each one got (a call's time is its place in the order).
+    fn schedule_of(schedule: Schedule) -> (Vec<usize>, Vec<Vec<f64>>) {
+        let mut order = Vec::new();
+        let times = time_rounds(&config(schedule), 3, |k| {
+            if k == 1 {
+                return None;
+            }
+            if schedule == Schedule::Apart {
+                std::thread::sleep(Duration::from_millis(4));
+            }
+            order.push(k);
+            Some(order.len() as f64)
+        });
+        (order, times)
+    }
+
+    #[test]
+    fn rounds_time_one_call_each_in_alternating_order() {
+        let (order, times) = schedule_of(Schedule::Rounds);
+        assert_eq!(order, [0, 2, 2, 0, 0, 2]);
+        assert_eq!(times, [vec![1.0, 4.0, 5.0], vec![], vec![2.0, 3.0, 6.0]]);
+    }
+
+    #[test]
+    fn apart_times_each_call_after_its_own_untimed_calls() {
+        let (order, times) = schedule_of(Schedule::Apart);
+        // Each timed call follows at least SETTLE of untimed calls of the same implementation.
+        let settle_calls = (SETTLE.as_millis() / 4) as usize;
+        for (k, times) in times.iter().enumerate() {
+            if k == 1 {
+                assert!(times.is_empty());
+                continue;
+            }
+            assert_eq!(times.len(), 3);
+            for &t in times {
+                let at = t as usize - 1;
+                assert!(at >= settle_calls, "{order:?}");
+                assert!(
+                    order[at - settle_calls..=at].iter().all(|&j| j == k),
+                    "{order:?}"
+                );
+            }
+        }
+        assert_eq!(order.first(), Some(&0));
+        assert_eq!(order.last(), Some(&2));
+    }
 }

@@ -41,10 +41,11 @@ pub fn render_table(table: &Table) -> String {
         .collect();
     let _ = writeln!(
         s,
-        "#### {}, {} thread(s) asked for (threads used: {})\n",
+        "#### {}, {} thread(s) asked for (threads used: {}; calls {})\n",
         table.dtype.name(),
         table.threads,
-        who.join(", ")
+        who.join(", "),
+        table.schedule.name()
     );
     let _ = writeln!(
         s,
@@ -166,6 +167,7 @@ mod tests {
         };
         let table = Table {
             threads: 1,
+            schedule: crate::bench::Schedule::Rounds,
             dtype: BenchDType::Float32,
             peers: vec![("engine", 1), ("torch", 1)],
             copy_alloc: 0.01,

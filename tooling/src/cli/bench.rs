@@ -2,7 +2,7 @@
 //! `ndarray`) on broadcasting patterns and prints Markdown tables.
 
 use crate::bench::pattern::{Variant, DTYPES, PATTERNS};
-use crate::bench::{broad, report, run_bench, BenchConfig};
+use crate::bench::{broad, report, run_bench, BenchConfig, Schedule};
 use clap::Args;
 use std::process::ExitCode;
 
@@ -43,6 +43,12 @@ pub struct BenchArgs {
     /// pages on large allocations, as the engine does (off by default in torch).
     #[arg(long)]
     pub torch_huge_pages: bool,
+    /// How the implementations' timed calls follow each other: `rounds` (one call of each per
+    /// round, each finding the others' data in the caches and their idle threads perhaps
+    /// still spinning) or `apart` (the same rounds, but each timed call after 30 ms of
+    /// untimed calls of its own, so it has the machine to itself).
+    #[arg(long, default_value = "rounds")]
+    pub schedule: String,
     /// Skip the `out=` variants.
     #[arg(long)]
     pub no_out: bool,
@@ -105,6 +111,8 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
     if !args.no_out {
         variants.push(Variant::Out);
     }
+    let schedule = Schedule::from_name(&args.schedule)
+        .ok_or_else(|| format!("no schedule named {} (rounds, apart)", args.schedule))?;
     let config = BenchConfig {
         threads,
         reps: args.reps.max(1),
@@ -114,6 +122,7 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
         dtypes,
         peers: args.peers,
         torch_huge_pages: args.torch_huge_pages,
+        schedule,
     };
     match args.suite.as_str() {
         "patterns" => {}

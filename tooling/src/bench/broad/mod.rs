@@ -14,7 +14,7 @@ pub mod report;
 pub mod torch;
 pub mod workload;
 
-use super::{median, round_order, timed, BenchConfig, Peer};
+use super::{median, time_rounds, timed, BenchConfig, Peer};
 use workload::{values, Arg, Dt, Workload};
 
 /// One prepared call of a workload (see [`super::Call`]).
@@ -109,6 +109,8 @@ pub struct WorkTable {
     pub copy_alloc: f64,
     pub copy_out: f64,
     pub copy_bytes: usize,
+    /// How the calls were ordered.
+    pub schedule: super::Schedule,
     pub rows: Vec<WorkRow>,
 }
 
@@ -164,19 +166,15 @@ fn measure(config: &BenchConfig, peers: &[Box<dyn Peer>], w: &Workload) -> WorkR
             call.run();
         }
     }
-    let mut times: Vec<Vec<f64>> = vec![Vec::new(); peers.len()];
-    for round in 0..config.reps {
-        for k in round_order(peers.len(), round) {
-            if let Some(call) = calls[k].as_mut() {
-                let mut total = 0.0;
-                for _ in 0..batch {
-                    call.reset();
-                    total += timed(|| call.run());
-                }
-                times[k].push(total / batch as f64);
-            }
+    let times = time_rounds(config, peers.len(), |k| {
+        let call = calls[k].as_mut()?;
+        let mut total = 0.0;
+        for _ in 0..batch {
+            call.reset();
+            total += timed(|| call.run());
         }
-    }
+        Some(total / batch as f64)
+    });
     WorkRow {
         workload: w.clone(),
         seconds: calls
@@ -215,6 +213,7 @@ pub fn run_broad(
         }
         tables.push(WorkTable {
             threads,
+            schedule: config.schedule,
             peers: used,
             copy_alloc,
             copy_out,

@@ -41,9 +41,10 @@ pub fn render_table(table: &WorkTable) -> String {
         .collect();
     let _ = writeln!(
         s,
-        "#### Broad suite, {} thread(s) asked for (threads used: {})\n",
+        "#### Broad suite, {} thread(s) asked for (threads used: {}; calls {})\n",
         table.threads,
-        who.join(", ")
+        who.join(", "),
+        table.schedule.name()
     );
     let gbps = |bytes: usize, t: f64| bytes as f64 / t / 1e9;
     let _ = writeln!(
@@ -174,6 +175,7 @@ mod tests {
         };
         let table = WorkTable {
             threads: 1,
+            schedule: crate::bench::Schedule::Rounds,
             peers: vec![("engine", 1), ("torch", 1)],
             copy_alloc: 0.01,
             copy_out: 0.01,
