@@ -118,6 +118,9 @@ impl BFloat16 {
         BFloat16(bits)
     }
 
+    /// The NaN that c10's scalar conversion from `f32` gives for every NaN.
+    pub const CONVERTED_NAN: BFloat16 = BFloat16(0x7fc0);
+
     /// Rounds an `f32` to nearest, ties to even; NaN becomes `0x7fc0` (c10's scalar
     /// conversion; torch's vectorised one gives `0xffff`, so torch's own NaN bits depend on
     /// the path).
@@ -127,7 +130,11 @@ impl BFloat16 {
         let bias = ((bits >> 16) & 1) + 0x7fff;
         let rounded = (bits.wrapping_add(bias) >> 16) as u16;
         // A select, not an early return, so loops over it vectorise.
-        BFloat16(if x.is_nan() { 0x7fc0 } else { rounded })
+        if x.is_nan() {
+            BFloat16::CONVERTED_NAN
+        } else {
+            BFloat16(rounded)
+        }
     }
 
     /// The exact `f32` value.

@@ -314,16 +314,20 @@ const SIGN_BIT: u16 = 0x8000;
 
 /// A bfloat16 `neg` or `abs` on the bits (`sign_op` flips or clears the sign), as widening,
 /// the `f32` op and rounding back give: the value is exact, so only the sign changes, except
-/// that the rounding makes a NaN `0x7fc0` (c10's scalar conversion; torch's own vectorised
-/// `neg` flips a NaN's sign instead, so its NaN bits depend on the path). float16 needs no
-/// such case: torch keeps a NaN's payload there, and `neg`/`abs` are the bit operations.
+/// that the rounding makes a NaN [`BFloat16::CONVERTED_NAN`] (c10's scalar conversion;
+/// torch's own vectorised `neg` flips a NaN's sign instead, so its NaN bits depend on the
+/// path). float16 needs no such case: torch keeps a NaN's payload there, and `neg`/`abs`
+/// are the bit operations.
 #[inline]
 fn bf16_sign_op(v: BFloat16, sign_op: impl Fn(u16) -> u16) -> BFloat16 {
     // A select, not a branch, so the loop vectorises.
-    BFloat16(if v.is_nan() { 0x7fc0 } else { sign_op(v.0) })
+    if v.is_nan() {
+        BFloat16::CONVERTED_NAN
+    } else {
+        BFloat16(sign_op(v.0))
+    }
 }
 
-/// `float16` and `bfloat16`: computed in `float32`, rounded once.
 /// A float16 or bfloat16 op: the `f32` op on the value widened, rounded back. One loop per
 /// op, so each inlines its own element function (and vectorises where it can) instead of
 /// choosing the op per element.
