@@ -248,14 +248,37 @@ impl IterSetup {
     }
 
     /// torch's `promote_inputs_to_common_dtype`: each input of another dtype is replaced by
-    /// its conversion ([`Tensor::to_dtype`], which decides its layout).
+    /// its conversion ([`Tensor::to_dtype`], which decides its layout), except an input of
+    /// the broadcast shape whose layout is dense: the loops convert that one as they load it
+    /// (see [`crate::loops`]), and its conversion would have had its strides, so the
+    /// output's layout is the same.
+    ///
+    /// A broadcast input is converted first, once, rather than each time the loop reads its
+    /// elements again.
     ///
     /// # Errors
     /// When a conversion cannot be allocated.
     pub fn promote_inputs(&mut self, dtype: DType) -> Result<()> {
+        self.convert_inputs(dtype, true)
+    }
+
+    /// [`IterSetup::promote_inputs`] converting every input first, for an op whose kernel
+    /// picks its loop by its input's dtype.
+    ///
+    /// # Errors
+    /// When a conversion cannot be allocated.
+    pub fn promote_inputs_first(&mut self, dtype: DType) -> Result<()> {
+        self.convert_inputs(dtype, false)
+    }
+
+    fn convert_inputs(&mut self, dtype: DType, on_load: bool) -> Result<()> {
         for input in &mut self.inputs {
-            if input.tensor.dtype() != dtype {
-                input.tensor = input.tensor.to_dtype(dtype)?;
+            let t = &input.tensor;
+            let loads_converted = on_load
+                && t.shape() == self.shape.as_slice()
+                && t.layout().is_non_overlapping_and_dense();
+            if t.dtype() != dtype && !loads_converted {
+                input.tensor = t.to_dtype(dtype)?;
             }
         }
         Ok(())
@@ -353,7 +376,8 @@ impl Iter {
         &self.target
     }
 
-    /// The inputs, as the kernel reads them (converted where the op promoted them).
+    /// The inputs, as the kernel reads them: converted where the op promoted them, except
+    /// those the loops convert as they load them ([`IterSetup::promote_inputs`]).
     pub fn inputs(&self) -> &[IterInput] {
         &self.inputs
     }

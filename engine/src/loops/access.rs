@@ -102,20 +102,28 @@ impl<'a> Pinned<'a> {
     /// When `T` is not the storage's type or the view reaches past the storage (neither can
     /// happen for a tensor built through the engine's checked constructors).
     pub(crate) fn base<T: Element>(&self, t: &Tensor) -> Result<*mut T> {
+        self.base_of(t, T::DTYPE).map(|p| p as *mut T)
+    }
+
+    /// The base pointer of `t`'s storage, of `dtype`, checked as [`Pinned::base`] checks it.
+    ///
+    /// # Errors
+    /// As for [`Pinned::base`].
+    pub(crate) fn base_of(&self, t: &Tensor, dtype: DType) -> Result<*mut u8> {
         let l = self
             .locked
             .iter()
             .find(|l| l.id == t.storage().id())
             .ok_or_else(|| Error::internal("storage not pinned"))?;
-        if l.dtype != T::DTYPE {
+        if l.dtype != dtype {
             return Err(Error::internal(format!(
                 "pinned a storage of {} as {}",
-                T::DTYPE.scalar_type_name(),
-                l.dtype.scalar_type_name()
+                l.dtype.scalar_type_name(),
+                dtype.scalar_type_name()
             )));
         }
         match t.layout().required_storage_len() {
-            Some(needed) if needed <= l.len => Ok(l.base as *mut T),
+            Some(needed) if needed <= l.len => Ok(l.base),
             _ => Err(Error::internal("view out of storage bounds")),
         }
     }

@@ -1,6 +1,8 @@
 //! The typed loops: one output and up to three inputs, driven by the plan (see
 //! [`super::kernel`] for the inner loops, [`super::exec`] for threads and walk orders) or by
-//! the naive index map. Ops supply only the per-element function.
+//! the naive index map. Ops supply only the per-element function. An input of another dtype
+//! than the function reads is converted with torch's casts: as the plan's loops load it
+//! ([`super::cast`]), or whole first for the index map.
 //!
 //! ```
 //! use bcast_engine::{loops::map_binary, Tensor};
@@ -12,6 +14,7 @@
 //! ```
 
 use super::access::Pinned;
+use super::cast::{loaded, Cast, CastOnLoad};
 use super::exec::{execute, independent};
 use super::kernel::{
     Binary, GuardedBinary, Rows, RunBinary, RunUnary, Ternary, Unary, WidenedBinary,
@@ -25,13 +28,15 @@ use crate::shape::{format_shape, infer_size};
 use crate::{Element, Error, Result, Tensor};
 
 /// Walks every element of `tensors[0]` (the output) with its inputs' positions: the plan's
-/// loops run `kernel` over the storages at `bases` (pinned by `pinned`), the index map calls
-/// `element` on single elements. Once every element is written, the output takes them as its
+/// loops run `kernel` over the storages at `bases` (pinned by `pinned`), converting the
+/// inputs with a cast as they load them ([`CastOnLoad`]), the index map calls `element` on
+/// single elements. Once every element is written, the output takes them as its
 /// contents ([`Pinned::wrote_output`]).
 fn drive<const N: usize>(
     pinned: Pinned<'_>,
     tensors: [&Tensor; N],
     bases: [*mut u8; N],
+    casts: [Option<Cast>; N],
     kernel: &impl Rows<N>,
     mut element: impl FnMut(&[usize]),
 ) -> Result<()> {
@@ -52,11 +57,24 @@ fn drive<const N: usize>(
             let plan = Plan::new(shape, &layouts);
             let shares = tensors.map(|t| t.shares_storage(out));
             let fresh = out.storage().take_untouched();
+            let independent = independent(&plan, shares);
             // SAFETY: `bases` come from `Pinned::base`, which checked that every position
-            // of every layout lies inside its storage, and holds the locks meanwhile.
-            unsafe { execute(&plan, bases, kernel, independent(&plan, shares), fresh) };
+            // of every layout lies inside its storage, and holds the locks meanwhile; an
+            // input with a cast is read as its storage's dtype.
+            unsafe {
+                if casts.iter().any(Option::is_some) {
+                    let kernel = CastOnLoad::new(kernel, casts);
+                    execute(&plan, bases, &kernel, independent, fresh)
+                } else {
+                    execute(&plan, bases, kernel, independent, fresh)
+                }
+            };
         }
         Strategy::IndexMap => {
+            // `loaded` gives casts only to the plan's loops.
+            if casts.iter().any(Option::is_some) {
+                return Err(Error::internal("a cast on load under the index map"));
+            }
             let mut offsets = vec![0; N];
             for i in 0..out.numel() {
                 let index = unravel(i, shape);
@@ -76,19 +94,22 @@ fn drive<const N: usize>(
 /// Writes `f(a)` into every element of `out`; `a` broadcasts to `out`'s shape.
 ///
 /// # Errors
-/// When an element type does not match a storage, or `a` does not broadcast to `out`.
+/// When the output's element type does not match its storage, an input's conversion cannot
+/// be allocated, or `a` does not broadcast to `out`.
 pub fn map_unary<A: Element, R: Element>(
     out: &Tensor,
     a: &Tensor,
     f: impl Fn(A) -> R + Sync,
 ) -> Result<()> {
-    let pinned = Pinned::new(out, &[a]);
-    let (po, pa) = (pinned.base::<R>(out)?, pinned.base::<A>(a)? as *const A);
+    let (a, cast) = loaded::<A>(a)?;
+    let pinned = Pinned::new(out, &[&a]);
+    let (po, pa) = (pinned.base::<R>(out)?, input_base::<A>(&pinned, &a, cast)?);
     let kernel = Unary::new(&f);
     drive(
         pinned,
-        [out, a],
+        [out, &a],
         [po as *mut u8, pa as *mut u8],
+        [None, cast],
         &kernel,
         // SAFETY: the index map yields positions of the validated layouts.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
@@ -106,12 +127,14 @@ pub(crate) fn map_unary_run<A: Element, R: Element>(
     f: impl Fn(A) -> R + Sync,
     run: UnaryRun<A, R>,
 ) -> Result<()> {
-    let pinned = Pinned::new(out, &[a]);
-    let (po, pa) = (pinned.base::<R>(out)?, pinned.base::<A>(a)? as *const A);
+    let (a, cast) = loaded::<A>(a)?;
+    let pinned = Pinned::new(out, &[&a]);
+    let (po, pa) = (pinned.base::<R>(out)?, input_base::<A>(&pinned, &a, cast)?);
     drive(
         pinned,
-        [out, a],
+        [out, &a],
         [po as *mut u8, pa as *mut u8],
+        [None, cast],
         &RunUnary::new(&f, run),
         // SAFETY: as in `map_unary`.
         |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
@@ -192,16 +215,18 @@ fn drive_binary<A: Element, B: Element, R: Element>(
     kernel: &impl Rows<3>,
     element: &impl Fn(A, B) -> R,
 ) -> Result<()> {
-    let pinned = Pinned::new(out, &[a, b]);
+    let ((a, ca), (b, cb)) = (loaded::<A>(a)?, loaded::<B>(b)?);
+    let pinned = Pinned::new(out, &[&a, &b]);
     let po = pinned.base::<R>(out)?;
     let (pa, pb) = (
-        pinned.base::<A>(a)? as *const A,
-        pinned.base::<B>(b)? as *const B,
+        input_base::<A>(&pinned, &a, ca)?,
+        input_base::<B>(&pinned, &b, cb)?,
     );
     drive(
         pinned,
-        [out, a, b],
+        [out, &a, &b],
         [po as *mut u8, pa as *mut u8, pb as *mut u8],
+        [None, ca, cb],
         kernel,
         // SAFETY: as in `map_unary`.
         |k| unsafe {
@@ -222,18 +247,21 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
     c: &Tensor,
     f: impl Fn(A, B, C) -> R + Sync,
 ) -> Result<()> {
-    let pinned = Pinned::new(out, &[a, b, c]);
+    let (a, ca) = loaded::<A>(a)?;
+    let ((b, cb), (c, cc)) = (loaded::<B>(b)?, loaded::<C>(c)?);
+    let pinned = Pinned::new(out, &[&a, &b, &c]);
     let po = pinned.base::<R>(out)?;
     let (pa, pb, pc) = (
-        pinned.base::<A>(a)? as *const A,
-        pinned.base::<B>(b)? as *const B,
-        pinned.base::<C>(c)? as *const C,
+        input_base::<A>(&pinned, &a, ca)?,
+        input_base::<B>(&pinned, &b, cb)?,
+        input_base::<C>(&pinned, &c, cc)?,
     );
     let kernel = Ternary::new(&f);
     drive(
         pinned,
-        [out, a, b, c],
+        [out, &a, &b, &c],
         [po as *mut u8, pa as *mut u8, pb as *mut u8, pc as *mut u8],
+        [None, ca, cb, cc],
         &kernel,
         // SAFETY: as in `map_unary`.
         |k| unsafe {
@@ -244,4 +272,17 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
             ))
         },
     )
+}
+
+/// The base pointer of input `t` for a loop reading `T`: its storage as `T`, or, for an input
+/// with a cast, its storage as its own dtype (which only [`CastOnLoad`] reads, as bytes; the
+/// element function never sees it).
+///
+/// # Errors
+/// As for [`Pinned::base`].
+fn input_base<T: Element>(pinned: &Pinned<'_>, t: &Tensor, cast: Option<Cast>) -> Result<*const T> {
+    match cast {
+        None => pinned.base::<T>(t).map(|p| p as *const T),
+        Some(_) => pinned.base_of(t, t.dtype()).map(|p| p as *const T),
+    }
 }

@@ -3,21 +3,23 @@
 //! and the converting copy [`copy_into`]), the inner row kernels, the walk orders, the helper
 //! threads and non-temporal stores. What they walk, the plan, is set up in [`crate::iter`].
 //!
-//! The loops run on the plan by default; [`crate::config::with_strategy`] swaps in the naive
-//! index map, the oracle the plan is tested against. On the plan, rows of contiguous and
-//! stride-0 operands run as vectorised slice loops (compiled for AVX2 too, chosen at run
-//! time). When every output element is computed independently of the others (the output
-//! never repeats a position and no input reads what it writes, bar an in-place input reading
-//! each element it then writes), the walk may change order: a short inner dim beside a
-//! repeating input becomes long rows, conflicting layouts go tile by tile, loops of more than
-//! 2^18 elements split over [`crate::config::num_threads`] threads, and outputs of 32 MiB or
-//! more are written with non-temporal stores. Every path yields the bits one thread in plan
-//! order yields.
+//! The loops run on the plan by default; [`crate::config::with_strategy`] swaps in the naive index
+//! map, the oracle the plan is tested against. On the plan, rows of contiguous and stride-0
+//! operands run as vectorised slice loops (compiled for AVX2 too, chosen at run time); an input of
+//! another dtype is converted a chunk of a row at a time as the loop loads it (the `cast` module).
+//! When every output element is computed independently of the others (the output never repeats a
+//! position and no input reads what it writes, bar an in-place input reading each element it then
+//! writes), the walk may change order: a short inner dim beside a repeating input becomes long
+//! rows, conflicting layouts go tile by tile, loops of at least 2^15 elements per thread split over
+//! [`crate::config::num_threads`] threads, and large outputs may be written with non-temporal
+//! stores (off unless `stream::STREAM_MIN_BYTES` is set). Every path yields the bits one thread in
+//! plan order yields.
 //!
 //! This module also holds what was the `kernels` module (`copy_into`);
 //! `bcast_engine::kernels::copy_into` still resolves to it.
 
 mod access;
+mod cast;
 mod copy;
 mod exec;
 mod kernel;

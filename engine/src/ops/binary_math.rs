@@ -96,7 +96,9 @@ fn run_bool(op: BinaryOp, out: &Tensor, a: &Tensor, b: &Tensor) -> Result<()> {
 pub(crate) fn checked_division<T: Int>(iter: &Iter, f: impl Fn(T, T) -> T + Sync) -> Result<()> {
     let out = iter.output();
     let (a, b) = (iter.inputs()[0].as_tensor(), iter.inputs()[1].as_tensor());
-    if iter.numel() > 0 && b.to_vec::<T>()?.contains(&T::ZERO) {
+    // In the computation dtype: a divisor the loop converts as it loads it (an int64 256
+    // read as uint8) is 0 where its conversion is.
+    if iter.numel() > 0 && b.to_dtype(T::DTYPE)?.to_vec::<T>()?.contains(&T::ZERO) {
         return Err(zero_division());
     }
     // The divisor can still become 0 mid-loop when the output aliases it (torch lets some

@@ -182,7 +182,7 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
             }
             setup.check_safe_cast(common)?;
             setup.compute_output_in(common)?;
-            setup.promote_inputs(common)?;
+            setup.promote_inputs_first(common)?;
             setup.finish(common)?
         }
         Family::Logical => {

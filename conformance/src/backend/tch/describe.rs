@@ -82,10 +82,17 @@ fn element_at(t: &Tensor, kind: Kind, linear: usize) -> Result<Num, TchError> {
             Num::Int(t.f_int64_value(&index)?)
         }
         Kind::Bool => Num::Bool(t.f_int64_value(&index)? != 0),
-        Kind::ComplexFloat | Kind::ComplexDouble => Num::Complex(
-            t.f_real()?.f_double_value(&index)?,
-            t.f_imag()?.f_double_value(&index)?,
-        ),
+        // The element itself first: `real` of the whole tensor is a view of twice its
+        // elements, which overflows torch's element count for a view of 2^62 complex ones.
+        Kind::ComplexFloat | Kind::ComplexDouble => {
+            let element = index
+                .iter()
+                .try_fold(t.shallow_clone(), |e, &i| e.f_select(0, i))?;
+            Num::Complex(
+                element.f_real()?.f_double_value(&[])?,
+                element.f_imag()?.f_double_value(&[])?,
+            )
+        }
         other => return Err(outside_schema(other)),
     })
 }
@@ -150,4 +157,29 @@ pub fn describe_value(value: &TchValue, inputs: &TchInputs) -> Result<ResultValu
         TchValue::Bool(b) => ResultValue::Bool(*b),
         TchValue::NotImplemented => ResultValue::NotImplemented,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `bcast diff --seed 1128203` drew `as_strided([1 << 62], [0])` of a complex64 tensor:
+    /// reading a sample through `real` of the whole view failed in torch's element count.
+    #[test]
+    fn samples_of_a_huge_complex_view_are_read_in_place() {
+        let re = Tensor::from_slice(&[1.5f32, -2.0]);
+        let im = Tensor::from_slice(&[0.25f32, 4.0]);
+        let z = Tensor::complex(&re, &im).expand([3, 2], false);
+        let view = z.f_as_strided([1i64 << 62], [0], Some(1)).unwrap();
+        let last = (1usize << 62) - 1;
+        assert_eq!(
+            element_at(&view, Kind::ComplexFloat, last).unwrap(),
+            Num::Complex(-2.0, 4.0)
+        );
+        let rows = z.f_as_strided([1i64 << 61, 2], [0, 1], None).unwrap();
+        assert_eq!(
+            element_at(&rows, Kind::ComplexFloat, (1usize << 60) + 1).unwrap(),
+            Num::Complex(-2.0, 4.0)
+        );
+    }
 }

@@ -1,0 +1,312 @@
+//! Inputs of another dtype than the loop computes in, converted as the loop loads them
+//! (torch's CUDA loops do this; its CPU loops convert the whole input first). A row of such
+//! an input is converted [`CAST_CHUNK`] elements at a time into a buffer on the stack, with
+//! torch's casts ([`Element::cast`], as [`super::copy_into`] converts), and the op's loop
+//! reads the buffer: the same values as converting the whole input first, without writing
+//! and reading it back.
+//!
+//! ```
+//! use bcast_engine::{loops::map_binary, DType, Tensor};
+//! let a = Tensor::from_vec(vec![0.5f32, 1.5, 2.5], &[3]).unwrap();
+//! let b = Tensor::from_vec(vec![1i64, 2, 3], &[3]).unwrap();
+//! let out = Tensor::zeros(&[3], DType::Float32).unwrap();
+//! map_binary(&out, &a, &b, |x: f32, y: f32| x * y).unwrap();
+//! assert_eq!(out.to_vec::<f32>().unwrap(), vec![0.5, 3.0, 7.5]);
+//! ```
+
+use super::kernel::{Rect, Rows};
+use crate::config::{strategy, Strategy};
+use crate::{dispatch_dtype, DType, Element, Result, Tensor};
+use std::borrow::Cow;
+use std::mem::{size_of, MaybeUninit};
+
+/// Elements of a converted input the loop reads from its buffer at a time.
+pub(crate) const CAST_CHUNK: usize = 256;
+
+/// Converts `n` elements, `step` elements apart from `src`, into `dst` (contiguous).
+///
+/// # Safety
+/// The source positions are readable elements of the source dtype; `dst` holds `n` elements
+/// of the target dtype, aligned for it.
+type ConvertRow = unsafe fn(src: *const u8, step: usize, dst: *mut u8, n: usize);
+
+/// How an input is converted as it is loaded.
+#[derive(Clone, Copy)]
+pub(crate) struct Cast {
+    /// Bytes per element of the source dtype, as the input's storage holds them.
+    from_size: usize,
+    convert: ConvertRow,
+}
+
+impl Cast {
+    /// The conversion from `from` to `to`, compiled for AVX2 where the processor has it (as
+    /// the kernels are).
+    fn new(from: DType, to: DType) -> Cast {
+        dispatch_dtype!(from, S => dispatch_dtype!(to, D => Cast {
+            from_size: size_of::<S>(),
+            convert: converter::<S, D>(),
+        }))
+    }
+}
+
+/// The row conversion from `S` to `D` for this processor.
+fn converter<S: Element, D: Element>() -> ConvertRow {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("f16c")
+    {
+        return convert_avx2::<S, D>;
+    }
+    convert_row::<S, D>
+}
+
+/// [`ConvertRow`] from `S` to `D`.
+///
+/// # Safety
+/// As for [`ConvertRow`].
+#[inline(always)]
+unsafe fn convert_row<S: Element, D: Element>(src: *const u8, step: usize, dst: *mut u8, n: usize) {
+    let (src, dst) = (src as *const S, dst as *mut D);
+    if step == 1 {
+        let src = std::slice::from_raw_parts(src, n);
+        let dst = std::slice::from_raw_parts_mut(dst, n);
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = s.cast::<D>();
+        }
+    } else {
+        for i in 0..n {
+            dst.add(i).write(src.add(i * step).read().cast::<D>());
+        }
+    }
+}
+
+/// [`convert_row`] compiled for AVX2, FMA and F16C (only ever handed out where the
+/// processor has them).
+///
+/// # Safety
+/// As for [`ConvertRow`], on a processor with AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+unsafe fn convert_avx2<S: Element, D: Element>(
+    src: *const u8,
+    step: usize,
+    dst: *mut u8,
+    n: usize,
+) {
+    convert_row::<S, D>(src, step, dst, n)
+}
+
+/// `t` as a loop reading `T` takes it: itself when it is of `T`'s dtype; else itself with a
+/// [`Cast`] for the plan's loops, or converted first for the index map, which reads single
+/// elements. (An input of another dtype than the output's never shares its storage: a
+/// storage holds one dtype, so converting as the loop loads reads nothing the loop wrote.)
+///
+/// # Errors
+/// When a conversion cannot be allocated.
+pub(crate) fn loaded<T: Element>(t: &Tensor) -> Result<(Cow<'_, Tensor>, Option<Cast>)> {
+    if t.dtype() == T::DTYPE {
+        return Ok((Cow::Borrowed(t), None));
+    }
+    if strategy() == Strategy::Plan {
+        return Ok((Cow::Borrowed(t), Some(Cast::new(t.dtype(), T::DTYPE))));
+    }
+    Ok((Cow::Owned(t.to_dtype(T::DTYPE)?), None))
+}
+
+/// A loop whose inputs with a [`Cast`] are read from another dtype: each row is run
+/// [`CAST_CHUNK`] elements at a time, those inputs' elements converted into buffers first
+/// (a stride-0 input's one element once per chunk), and `inner` runs over the buffers.
+pub(crate) struct CastOnLoad<'k, K, const N: usize> {
+    inner: &'k K,
+    casts: [Option<Cast>; N],
+}
+
+impl<'k, K, const N: usize> CastOnLoad<'k, K, N> {
+    /// `inner` with the inputs `casts` names converted as they are loaded (the output,
+    /// operand 0, never is).
+    pub(crate) fn new(inner: &'k K, casts: [Option<Cast>; N]) -> Self {
+        CastOnLoad { inner, casts }
+    }
+}
+
+/// A buffer of [`CAST_CHUNK`] elements of any dtype (16 bytes at most), aligned for all.
+type ChunkBuffer = [MaybeUninit<u128>; CAST_CHUNK];
+
+impl<K: Rows<N>, const N: usize> Rows<N> for CastOnLoad<'_, K, N> {
+    fn itemsizes(&self) -> [usize; N] {
+        let inner = self.inner.itemsizes();
+        std::array::from_fn(|k| self.casts[k].map_or(inner[k], |c| c.from_size))
+    }
+
+    #[inline(always)]
+    unsafe fn body(&self, ptr: [*mut u8; N], rect: &Rect<N>, stream: bool) {
+        let sizes = self.itemsizes();
+        let mut buffers: [ChunkBuffer; N] = [[MaybeUninit::uninit(); CAST_CHUNK]; N];
+        let mut step = rect.step;
+        for (k, cast) in self.casts.iter().enumerate() {
+            if cast.is_some() {
+                step[k] = rect.step[k].min(1);
+            }
+        }
+        for r in 0..rect.rows {
+            let mut start = 0;
+            while start < rect.len {
+                let n = (rect.len - start).min(CAST_CHUNK);
+                let at: [*mut u8; N] = std::array::from_fn(|k| {
+                    let elements = r * rect.row_step[k] + start * rect.step[k];
+                    ptr[k].add(elements * sizes[k])
+                });
+                let mut from = at;
+                for (k, cast) in self.casts.iter().enumerate() {
+                    if let Some(cast) = cast {
+                        let buf = buffers[k].as_mut_ptr() as *mut u8;
+                        let count = if rect.step[k] == 0 { 1 } else { n };
+                        (cast.convert)(at[k], rect.step[k], buf, count);
+                        #[cfg(test)]
+                        tests::CONVERTED.with(|c| c.set(c.get() + count));
+                        from[k] = buf;
+                    }
+                }
+                let chunk = Rect {
+                    len: n,
+                    step,
+                    rows: 1,
+                    row_step: [0; N],
+                };
+                self.inner.body(from, &chunk, stream);
+                start += n;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use crate::config::{with_strategy, Strategy};
+    use crate::loops::{map_binary, map_ternary, map_unary};
+    use crate::{dispatch_dtype, DType, Scalar, Tensor};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Elements converted on load by this thread.
+        pub(crate) static CONVERTED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    fn converted() -> usize {
+        CONVERTED.with(Cell::get)
+    }
+
+    /// A value's bits, NaN payloads included.
+    fn bits(s: &Scalar) -> (u64, u64) {
+        match *s {
+            Scalar::Bool(b) => (b as u64, 0),
+            Scalar::Int(i) => (i as u64, 1),
+            Scalar::Float(f) => (f.to_bits(), 2),
+            Scalar::Complex(re, im) => (re.to_bits(), im.to_bits()),
+        }
+    }
+
+    fn same_values(a: &Tensor, b: &Tensor) -> bool {
+        let (x, y) = (a.to_scalars(), b.to_scalars());
+        x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| bits(p) == bits(q))
+    }
+
+    /// `(rows, cols)` values of `dtype` with edges every dtype converts in its own way
+    /// (NaN, infinities, negative zero, values past each integer range, fractions).
+    fn values(dtype: DType, rows: usize, cols: usize) -> Tensor {
+        const EDGES: [f64; 14] = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.5,
+            255.0,
+            256.0,
+            -129.0,
+            70000.0,
+            1e-8,
+            3.0e38,
+            1e19,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let v: Vec<f64> = (0..rows * cols)
+            .map(|i| EDGES[i % EDGES.len()] * if i % 3 == 0 { 1.0 } else { -0.75 })
+            .collect();
+        Tensor::from_vec(v, &[rows, cols])
+            .unwrap()
+            .to_dtype(dtype)
+            .unwrap()
+    }
+
+    /// Every dtype pair: an input read through a cast gives the bits of the same loop over
+    /// its conversion, in rows longer than a chunk, in columns of a transposed input, over a
+    /// strided one, over broadcast ones (stride 0 across and along rows), with a stride-0
+    /// input beside it, and as each operand of three.
+    #[test]
+    fn every_dtype_pair_loads_as_its_conversion() {
+        for from in DType::ALL {
+            for to in DType::ALL {
+                let base = values(from, 3, 700);
+                let inputs = [
+                    base.clone(),
+                    values(from, 700, 3).t().unwrap(),
+                    base.narrow(1, 1, 600)
+                        .unwrap()
+                        .slice(1, Some(0), Some(600), 2)
+                        .unwrap(),
+                    values(from, 1, 700).expand(&[3, 700]).unwrap(),
+                    values(from, 3, 1).expand(&[3, 700]).unwrap(),
+                ];
+                for x in &inputs {
+                    let y = values(to, 1, x.shape()[1]);
+                    dispatch_dtype!(to, D => {
+                        let before = converted();
+                        let out = Tensor::zeros(x.shape(), to).unwrap();
+                        map_binary(&out, x, &y, |a: D, _b: D| a).unwrap();
+                        assert!(from == to || converted() > before, "{from:?} {to:?}");
+                        let expected = Tensor::zeros(x.shape(), to).unwrap();
+                        let first = x.to_dtype(to).unwrap();
+                        map_binary(&expected, &first, &y, |a: D, _b: D| a).unwrap();
+                        assert!(same_values(&out, &expected), "{from:?} to {to:?}, {x:?}");
+
+                        // The converted input second, and beside a stride-0 input.
+                        map_binary(&out, &y, x, |_a: D, b: D| b).unwrap();
+                        assert!(same_values(&out, &expected), "{from:?} to {to:?} second");
+                        map_ternary(&out, &y, &y, x, |_a: D, _b: D, c: D| c).unwrap();
+                        assert!(same_values(&out, &expected), "{from:?} to {to:?} third");
+                        let out1 = Tensor::zeros(x.shape(), to).unwrap();
+                        map_unary(&out1, x, |a: D| a).unwrap();
+                        assert!(same_values(&out1, &expected), "{from:?} to {to:?} unary");
+                    });
+                }
+            }
+        }
+    }
+
+    /// The index map, which reads single elements, gets the input converted first instead.
+    #[test]
+    fn the_index_map_converts_first() {
+        let x = values(DType::Int64, 2, 300);
+        let y = values(DType::Float32, 2, 300);
+        let out = Tensor::zeros(&[2, 300], DType::Float32).unwrap();
+        let before = converted();
+        with_strategy(Strategy::IndexMap, || {
+            map_binary(&out, &x, &y, |a: f32, b: f32| a + b).unwrap()
+        });
+        assert_eq!(converted(), before);
+        let expected = Tensor::zeros(&[2, 300], DType::Float32).unwrap();
+        map_binary(
+            &expected,
+            &x.to_dtype(DType::Float32).unwrap(),
+            &y,
+            |a: f32, b: f32| a + b,
+        )
+        .unwrap();
+        assert!(same_values(&out, &expected));
+        map_binary(&out, &x, &y, |a: f32, b: f32| a + b).unwrap();
+        assert_eq!(converted(), before + 600);
+        assert!(same_values(&out, &expected));
+    }
+}
