@@ -174,7 +174,10 @@ impl<K: Rows<N>, const N: usize> Rows<N> for CastOnLoad<'_, K, N> {
                     rows: 1,
                     row_step: [0; N],
                 };
-                self.inner.body(from, &chunk, stream);
+                // Through `rows`, not `body`: the op's loop is compiled once, for its own
+                // calls, instead of again inside every wrapper (which doubled the engine's
+                // code and its build).
+                self.inner.rows(from, &chunk, stream);
                 start += n;
             }
         }
