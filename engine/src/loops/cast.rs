@@ -117,15 +117,19 @@ pub(crate) fn loaded<T: Element>(t: &Tensor) -> Result<(Cow<'_, Tensor>, Option<
 /// A loop whose inputs with a [`Cast`] are read from another dtype: each row is run
 /// [`CAST_CHUNK`] elements at a time, those inputs' elements converted into buffers first
 /// (a stride-0 input's one element once per chunk), and `inner` runs over the buffers.
-pub(crate) struct CastOnLoad<'k, K, const N: usize> {
-    inner: &'k K,
+///
+/// `inner` is a trait object, called once per chunk: the walks and threads of
+/// [`super::exec`] are compiled once per arity for this wrapper, not once more for every
+/// op's loop (which had doubled the engine's code and build time).
+pub(crate) struct CastOnLoad<'k, const N: usize> {
+    inner: &'k dyn Rows<N>,
     casts: [Option<Cast>; N],
 }
 
-impl<'k, K, const N: usize> CastOnLoad<'k, K, N> {
+impl<'k, const N: usize> CastOnLoad<'k, N> {
     /// `inner` with the inputs `casts` names converted as they are loaded (the output,
     /// operand 0, never is).
-    pub(crate) fn new(inner: &'k K, casts: [Option<Cast>; N]) -> Self {
+    pub(crate) fn new(inner: &'k dyn Rows<N>, casts: [Option<Cast>; N]) -> Self {
         CastOnLoad { inner, casts }
     }
 }
@@ -133,7 +137,7 @@ impl<'k, K, const N: usize> CastOnLoad<'k, K, N> {
 /// A buffer of [`CAST_CHUNK`] elements of any dtype (16 bytes at most), aligned for all.
 type ChunkBuffer = [MaybeUninit<u128>; CAST_CHUNK];
 
-impl<K: Rows<N>, const N: usize> Rows<N> for CastOnLoad<'_, K, N> {
+impl<const N: usize> Rows<N> for CastOnLoad<'_, N> {
     fn itemsizes(&self) -> [usize; N] {
         let inner = self.inner.itemsizes();
         std::array::from_fn(|k| self.casts[k].map_or(inner[k], |c| c.from_size))
@@ -174,9 +178,6 @@ impl<K: Rows<N>, const N: usize> Rows<N> for CastOnLoad<'_, K, N> {
                     rows: 1,
                     row_step: [0; N],
                 };
-                // Through `rows`, not `body`: the op's loop is compiled once, for its own
-                // calls, not again inside every wrapper (suspected of slowing the fuzz
-                // smoke's sanitizer build of the engine past 22 minutes; not yet re-timed).
                 self.inner.rows(from, &chunk, stream);
                 start += n;
             }
