@@ -57,6 +57,15 @@ pub(crate) trait Fold<T>: Sync {
     fn step(&self, acc: Self::Acc, v: T) -> Self::Acc;
     /// Two folds of consecutive runs, `a` before `b`.
     fn merge(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// `acc` followed by the fold of a reduced row: [`fold_row`]'s value. A fold may compute
+    /// it its own way, but the value must be the same.
+    #[inline(always)]
+    fn row(&self, acc: Self::Acc, row: &[T]) -> Self::Acc
+    where
+        T: Copy,
+    {
+        fold_row(self, acc, row)
+    }
 }
 
 /// A [`Fold`] from three values: `FoldWith(identity, step, merge)`.
@@ -344,7 +353,7 @@ unsafe fn piece_body<T: Copy, F: Fold<T>>(
         let row = &data[input..input + len];
         if inner.reduced {
             let a = acc.add(output);
-            a.write(fold_row(fold, a.read(), row));
+            a.write(fold.row(a.read(), row));
         } else if inner.output == 1 {
             batch.push((input, output));
             if batch.len() == BATCH {
@@ -415,7 +424,7 @@ unsafe fn fold_rows_into<T: Copy, F: Fold<T>>(
 /// `acc` followed by the fold of `row`: in [`LANES`] interleaved accumulators merged in
 /// order, then the tail element by element.
 #[inline(always)]
-fn fold_row<T: Copy, F: Fold<T>>(fold: &F, acc: F::Acc, row: &[T]) -> F::Acc {
+pub(crate) fn fold_row<T: Copy, F: Fold<T> + ?Sized>(fold: &F, acc: F::Acc, row: &[T]) -> F::Acc {
     if row.len() < 2 * LANES {
         return row.iter().fold(acc, |a, &v| fold.step(a, v));
     }
@@ -425,6 +434,54 @@ fn fold_row<T: Copy, F: Fold<T>>(fold: &F, acc: F::Acc, row: &[T]) -> F::Acc {
         for (l, &v) in lanes.iter_mut().zip(chunk) {
             *l = fold.step(*l, v);
         }
+    }
+    let total = lanes.iter().fold(acc, |a, &l| fold.merge(a, l));
+    chunks
+        .remainder()
+        .iter()
+        .fold(total, |a, &v| fold.step(a, v))
+}
+
+/// [`fold_row`] for a fold whose `step(a, v)` equals `plain(a, v)` for the elements `v` of
+/// a row whose `screen` passes `clean`: the lanes take `plain`, and each lane also folds its
+/// elements into a screen (its first element, then `screen(s, v)` for the others), which
+/// must pass `clean` only if each of its elements would. A row that fails is folded again
+/// by [`fold_row`]. The value is [`fold_row`]'s either way. For `amax` of floats, `plain` is
+/// a compare and select without the NaN test (one `vmaxps` a vector, so each lane's chain of
+/// dependent steps is shorter), and the screen a sum of `v - v`, which is finite only when
+/// every `v` is (a row with an infinity is folded twice, still to the same value).
+///
+/// ```text
+/// plain = |a, v| if v > a { v } else { a }    screen = |s, v| s + (v - v)    clean = is_finite
+/// ```
+#[inline(always)]
+pub(crate) fn fold_row_plain<T: Copy, F: Fold<T> + ?Sized>(
+    fold: &F,
+    acc: F::Acc,
+    row: &[T],
+    plain: impl Fn(F::Acc, T) -> F::Acc,
+    screen: impl Fn(T, T) -> T,
+    clean: impl Fn(T) -> bool,
+) -> F::Acc {
+    if row.len() < 2 * LANES {
+        return fold_row(fold, acc, row);
+    }
+    let mut lanes = [fold.identity(); LANES];
+    let mut screens: [T; LANES] = std::array::from_fn(|i| row[i]);
+    let mut chunks = row.chunks_exact(LANES);
+    if let Some(first) = chunks.next() {
+        for (l, &v) in lanes.iter_mut().zip(first) {
+            *l = plain(*l, v);
+        }
+    }
+    for chunk in &mut chunks {
+        for ((l, s), &v) in lanes.iter_mut().zip(&mut screens).zip(chunk) {
+            *l = plain(*l, v);
+            *s = screen(*s, v);
+        }
+    }
+    if !screens.iter().all(|&s| clean(s)) {
+        return fold_row(fold, acc, row);
     }
     let total = lanes.iter().fold(acc, |a, &l| fold.merge(a, l));
     chunks
@@ -531,7 +588,7 @@ mod tests {
             for (dim, mask) in [(0, [true, false]), (1, [false, true])] {
                 let w = walk(&[rows, cols], &[cols, 1], &mask);
                 let pick = |a: f32, v: f32| f32::pick(a, v, true);
-                let got = w.fold(&data, &FoldWith(f32::NEG_INFINITY, pick, pick));
+                let got = w.fold(&data, &super::super::extrema::ExtremumFold::<true>);
                 let plan = super::super::ReducePlan::new(
                     &Layout::new(vec![rows, cols], vec![cols, 1], 0).unwrap(),
                     &mask,
