@@ -24,9 +24,10 @@ case "${FUZZING_ENGINE:-libfuzzer}" in
   *) echo "build.sh: FUZZING_ENGINE=$FUZZING_ENGINE: only libfuzzer is supported" >&2; exit 1 ;;
 esac
 
-# The same sanitizer setting as scripts/fuzz.sh (`-s address -O`), so that a build made by one
-# is reused by the other. Coverage builds: the builder's cargo wrapper turns `cargo fuzz build`
-# into a plain `cargo build`, whatever its options (hence `cargo fuzz build`, never `cargo +x`).
+# The same settings as scripts/fuzz.sh (`-s address -O --codegen-units 16`, and fuzz/Cargo.toml's
+# release profile at opt-level 1), so that a build made by one is reused by the other. Coverage
+# builds: the builder's cargo wrapper turns `cargo fuzz build` into a plain `cargo build`, whatever
+# its options (hence `cargo fuzz build`, never `cargo +x`).
 case "${SANITIZER:-address}" in
   address) sanitizer=(-s address) ;;
   coverage) sanitizer=(-s none) ;;
@@ -58,7 +59,7 @@ if [ -z "${CUSTOM_LIBFUZZER_PATH:-}" ]; then
 fi
 
 # RUSTFLAGS, when the builder sets them, are appended by cargo-fuzz to its own.
-cargo "${toolchain[@]}" fuzz build -O "${sanitizer[@]}" --target "$triple"
+cargo "${toolchain[@]}" fuzz build -O --codegen-units 16 "${sanitizer[@]}" --target "$triple"
 
 built="target/$triple/release"
 for t in $(cargo "${toolchain[@]}" fuzz list); do

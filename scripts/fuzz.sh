@@ -13,6 +13,9 @@
 # apply to that target alone (the others need no libtorch). It always runs
 # without a sanitizer: libtorch is not instrumented, and the tch backend's `__cxa_throw` hook
 # would clash with AddressSanitizer's.
+#
+# The build is `-O --codegen-units 16` with fuzz/Cargo.toml's release profile (opt-level 1), the
+# same as .clusterfuzzlite/build.sh's, so either reuses the other's.
 set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 
@@ -61,7 +64,7 @@ for t in $targets; do
   dict=()
   [ -f "dicts/$t.dict" ] && dict=("-dict=dicts/$t.dict")
   echo "== $t for ${seconds}s (${toolchain[*]:-stable} ${san[*]})"
-  cargo "${toolchain[@]}" fuzz run "${san[@]}" "${feats[@]}" -O "$t" "corpus/$t" "${seeds[@]}" -- \
+  cargo "${toolchain[@]}" fuzz run "${san[@]}" "${feats[@]}" -O --codegen-units 16 "$t" "corpus/$t" "${seeds[@]}" -- \
     -max_total_time="$seconds" -rss_limit_mb=4096 -timeout=30 "${dict[@]}" "$@" 2>&1 \
     | grep -E '^(#[0-9]+ +DONE|Done [0-9]+ runs)|ERROR|panicked|SUMMARY|Test unit written' || true
   test "${PIPESTATUS[0]}" -eq 0

@@ -138,7 +138,15 @@ impl Plan {
 
     /// Calls `f` on every block, in iteration order: dim 0 within a row, dim 1 across rows,
     /// the remaining dims odometer-style. Nothing is called for an empty shape.
+    #[inline]
     pub(crate) fn for_each_block(&self, mut f: impl FnMut(&Block)) {
+        self.walk_blocks(&mut f);
+    }
+
+    /// [`Self::for_each_block`]'s walk, compiled once rather than once per kernel: the call
+    /// through `dyn` is one per block (a whole `len` x `rows` rectangle), and the copies per
+    /// kernel were a fifth of the engine's code to compile.
+    fn walk_blocks(&self, f: &mut dyn FnMut(&Block)) {
         if self.shape.contains(&0) {
             return;
         }

@@ -40,24 +40,12 @@ fn drive<const N: usize>(
     kernel: &impl Rows<N>,
     mut element: impl FnMut(&[usize]),
 ) -> Result<()> {
-    let out = tensors[0];
-    let shape = out.shape();
-    for t in &tensors[1..] {
-        if infer_size(shape, t.shape()).ok().as_deref() != Some(shape) {
-            return Err(Error::internal(format!(
-                "input of shape {} does not broadcast to the output shape {}",
-                format_shape(t.shape()),
-                format_shape(shape)
-            )));
-        }
-    }
-    match strategy() {
-        Strategy::Plan => {
-            let layouts = tensors.map(|t| t.layout());
-            let plan = Plan::new(shape, &layouts);
-            let shares = tensors.map(|t| t.shares_storage(out));
-            let fresh = out.storage().take_untouched();
-            let independent = independent(&plan, shares);
+    match walk_for(tensors)? {
+        Some(PlanWalk {
+            plan,
+            independent,
+            fresh,
+        }) => {
             // SAFETY: `bases` come from `Pinned::base`, which checked that every position
             // of every layout lies inside its storage, and holds the locks meanwhile; an
             // input with a cast is read as its storage's dtype.
@@ -70,11 +58,13 @@ fn drive<const N: usize>(
                 }
             };
         }
-        Strategy::IndexMap => {
+        None => {
             // `loaded` gives casts only to the plan's loops.
             if casts.iter().any(Option::is_some) {
                 return Err(Error::internal("a cast on load under the index map"));
             }
+            let out = tensors[0];
+            let shape = out.shape();
             let mut offsets = vec![0; N];
             for i in 0..out.numel() {
                 let index = unravel(i, shape);
@@ -89,6 +79,45 @@ fn drive<const N: usize>(
     // SAFETY: both walks above wrote every element of the output through `bases[0]`.
     unsafe { pinned.wrote_output() };
     Ok(())
+}
+
+/// The plan's loops for [`drive`], and what [`execute`] needs to know of the operands.
+struct PlanWalk {
+    plan: Plan,
+    independent: bool,
+    fresh: bool,
+}
+
+/// [`drive`]'s setup, which does not depend on the kernel (so it is compiled once per
+/// operand count, not once per kernel): checks that every input broadcasts to the output's
+/// shape, and under the plan strategy builds the plan (`None`: the naive index map).
+fn walk_for<const N: usize>(tensors: [&Tensor; N]) -> Result<Option<PlanWalk>> {
+    let out = tensors[0];
+    let shape = out.shape();
+    for t in &tensors[1..] {
+        if infer_size(shape, t.shape()).ok().as_deref() != Some(shape) {
+            return Err(Error::internal(format!(
+                "input of shape {} does not broadcast to the output shape {}",
+                format_shape(t.shape()),
+                format_shape(shape)
+            )));
+        }
+    }
+    Ok(match strategy() {
+        Strategy::Plan => {
+            let layouts = tensors.map(|t| t.layout());
+            let plan = Plan::new(shape, &layouts);
+            let shares = tensors.map(|t| t.shares_storage(out));
+            let fresh = out.storage().take_untouched();
+            let independent = independent(&plan, shares);
+            Some(PlanWalk {
+                plan,
+                independent,
+                fresh,
+            })
+        }
+        Strategy::IndexMap => None,
+    })
 }
 
 /// Writes `f(a)` into every element of `out`; `a` broadcasts to `out`'s shape.

@@ -90,8 +90,23 @@ pub(crate) unsafe fn run<const N: usize, K: Rows<N>>(
     kernel: &K,
     stream: bool,
 ) {
+    walk(plan, bases, kernel.itemsizes(), &mut |ptr, rect| {
+        kernel.rows(ptr, rect, stream)
+    });
+}
+
+/// [`run`]'s walk, compiled once per operand count rather than once per kernel: `rows` is
+/// called through `dyn` once per run of about `ROW` elements.
+///
+/// # Safety
+/// As for [`run`]; `sizes` are the kernel's item sizes.
+unsafe fn walk<const N: usize>(
+    plan: &Plan,
+    bases: &Bases<N>,
+    sizes: [usize; N],
+    rows: &mut dyn FnMut([*mut u8; N], &Rect<N>),
+) {
     let (n0, n1) = (plan.shape()[0], plan.shape()[1]);
-    let sizes = kernel.itemsizes();
     // Positions of dim 1 per row: about `ROW` elements, and a multiple of `whole` so that a
     // contiguous output's rows are whole cache lines when its first one is.
     let line = 64;
@@ -135,7 +150,7 @@ pub(crate) unsafe fn run<const N: usize, K: Rows<N>>(
                 walk.row_step[op] *= k;
             }
         }
-        kernel.rows(ptr, &walk, stream);
+        rows(ptr, &walk);
         let rest = n1 - walk.rows * k;
         if rest > 0 {
             for op in 0..N {
@@ -146,7 +161,7 @@ pub(crate) unsafe fn run<const N: usize, K: Rows<N>>(
                 rows: 1,
                 ..walk
             };
-            kernel.rows(ptr, &last, stream);
+            rows(ptr, &last);
         }
     });
 }

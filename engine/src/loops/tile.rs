@@ -50,7 +50,22 @@ pub(crate) unsafe fn run_tiles<const N: usize, K: Rows<N>>(
     bases: &Bases<N>,
     b: &Block,
 ) {
-    let sizes = kernel.itemsizes();
+    tiles(bases, b, kernel.itemsizes(), &mut |ptr, tile| {
+        kernel.rows(ptr, tile, false)
+    });
+}
+
+/// [`run_tiles`]'s walk, compiled once per operand count rather than once per kernel:
+/// `rows` is called through `dyn` once per tile.
+///
+/// # Safety
+/// As for [`run_tiles`]; `sizes` are the kernel's item sizes.
+unsafe fn tiles<const N: usize>(
+    bases: &Bases<N>,
+    b: &Block,
+    sizes: [usize; N],
+    rows: &mut dyn FnMut([*mut u8; N], &Rect<N>),
+) {
     let block: Rect<N> = rect(b);
     for j in (0..b.rows).step_by(TILE_ROWS) {
         for i in (0..b.len).step_by(TILE_LEN) {
@@ -61,7 +76,7 @@ pub(crate) unsafe fn run_tiles<const N: usize, K: Rows<N>>(
                 rows: TILE_ROWS.min(b.rows - j),
                 ..block
             };
-            kernel.rows(bases.at(&at, sizes), &tile, false);
+            rows(bases.at(&at, sizes), &tile);
         }
     }
 }
