@@ -80,32 +80,18 @@ unsafe fn lay_out(
 
 /// Runs an [`applies`] plan: rows of `n0 * k` elements over `k` positions of dim 1, the
 /// repeating inputs read from their laid-out buffers (refilled when an outer dim moves
-/// them); `stream` as for [`Rows::rows`].
+/// them); `stream` as for [`Rows::rows`]. The kernel comes through `dyn` (one call per row
+/// of about `ROW` elements), so the walk is compiled once per operand count.
 ///
 /// # Safety
 /// As for [`super::exec::execute`], on an independent loop.
-pub(crate) unsafe fn run<const N: usize, K: Rows<N>>(
+pub(crate) unsafe fn run<const N: usize>(
     plan: &Plan,
     bases: &Bases<N>,
-    kernel: &K,
+    kernel: &dyn Rows<N>,
     stream: bool,
 ) {
-    walk(plan, bases, kernel.itemsizes(), &mut |ptr, rect| {
-        kernel.rows(ptr, rect, stream)
-    });
-}
-
-/// [`run`]'s walk, compiled once per operand count rather than once per kernel: `rows` is
-/// called through `dyn` once per run of about `ROW` elements.
-///
-/// # Safety
-/// As for [`run`]; `sizes` are the kernel's item sizes.
-unsafe fn walk<const N: usize>(
-    plan: &Plan,
-    bases: &Bases<N>,
-    sizes: [usize; N],
-    rows: &mut dyn FnMut([*mut u8; N], &Rect<N>),
-) {
+    let sizes = kernel.itemsizes();
     let (n0, n1) = (plan.shape()[0], plan.shape()[1]);
     // Positions of dim 1 per row: about `ROW` elements, and a multiple of `whole` so that a
     // contiguous output's rows are whole cache lines when its first one is.
@@ -150,7 +136,7 @@ unsafe fn walk<const N: usize>(
                 walk.row_step[op] *= k;
             }
         }
-        rows(ptr, &walk);
+        kernel.rows(ptr, &walk, stream);
         let rest = n1 - walk.rows * k;
         if rest > 0 {
             for op in 0..N {
@@ -161,7 +147,7 @@ unsafe fn walk<const N: usize>(
                 rows: 1,
                 ..walk
             };
-            rows(ptr, &last);
+            kernel.rows(ptr, &last, stream);
         }
     });
 }

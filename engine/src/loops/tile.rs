@@ -41,31 +41,13 @@ pub(crate) fn tiled_plan(plan: &Plan) -> Option<Plan> {
     Some(tiled)
 }
 
-/// Runs one block of a [`tiled_plan`] tile by tile.
+/// Runs one block of a [`tiled_plan`] tile by tile. The kernel comes through `dyn` (one
+/// call per tile), so the walk is compiled once per operand count.
 ///
 /// # Safety
 /// As for [`super::exec::execute`], on an independent loop.
-pub(crate) unsafe fn run_tiles<const N: usize, K: Rows<N>>(
-    kernel: &K,
-    bases: &Bases<N>,
-    b: &Block,
-) {
-    tiles(bases, b, kernel.itemsizes(), &mut |ptr, tile| {
-        kernel.rows(ptr, tile, false)
-    });
-}
-
-/// [`run_tiles`]'s walk, compiled once per operand count rather than once per kernel:
-/// `rows` is called through `dyn` once per tile.
-///
-/// # Safety
-/// As for [`run_tiles`]; `sizes` are the kernel's item sizes.
-unsafe fn tiles<const N: usize>(
-    bases: &Bases<N>,
-    b: &Block,
-    sizes: [usize; N],
-    rows: &mut dyn FnMut([*mut u8; N], &Rect<N>),
-) {
+pub(crate) unsafe fn run_tiles<const N: usize>(kernel: &dyn Rows<N>, bases: &Bases<N>, b: &Block) {
+    let sizes = kernel.itemsizes();
     let block: Rect<N> = rect(b);
     for j in (0..b.rows).step_by(TILE_ROWS) {
         for i in (0..b.len).step_by(TILE_LEN) {
@@ -76,7 +58,7 @@ unsafe fn tiles<const N: usize>(
                 rows: TILE_ROWS.min(b.rows - j),
                 ..block
             };
-            rows(bases.at(&at, sizes), &tile);
+            kernel.rows(bases.at(&at, sizes), &tile, false);
         }
     }
 }
