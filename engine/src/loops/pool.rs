@@ -10,10 +10,12 @@
 //! its pieces alone. A caller done with its pieces also spins, for up to [`SPIN`], until
 //! the helpers' pieces end, before it sleeps: the OS's wake-up after the last one can take
 //! longer than a piece of a short loop (at two threads, `(64,1024) + (1024,)` took 13 to 20
-//! µs in some runs against 9 to 10 when the caller spins). Helpers are spawned on first need and then wait for work: first
-//! spinning for [`SPIN`] (a job posted meanwhile starts at once), then asleep (a job posted
-//! then wakes them through the OS, which can take longer than a loop of a few hundred
-//! microseconds, so that loop would run on the caller alone). OpenMP's threads, which run
+//! µs in some runs against 9 to 10 when the caller spins).
+//!
+//! Helpers are spawned on first need and then wait for work: first spinning for [`SPIN`]
+//! (a job posted meanwhile starts at once), then asleep (a job posted then wakes them
+//! through the OS, which can take longer than a loop of a few hundred microseconds, so that
+//! loop would run on the caller alone). OpenMP's threads, which run
 //! torch's loops, spin likewise before they sleep.
 
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -42,8 +44,6 @@ struct State {
     pieces: usize,
     /// Helpers that may still join the posted job.
     openings: usize,
-    /// Pieces that helpers are running.
-    running: usize,
     /// A helper's piece panicked.
     panicked: bool,
     /// Helpers spawned so far.
@@ -63,8 +63,9 @@ struct Pool {
     posted: Condvar,
     /// Signalled when the helpers' last running piece ends and the caller waits for it.
     finished: Condvar,
-    /// Pieces that helpers are running: `State::running`, written under the lock, read by a
-    /// spinning caller without it.
+    /// Pieces that helpers are running: changed only under the state's lock (so a helper
+    /// ending the last one sees `State::waiting` as the caller left it), read by a spinning
+    /// caller without it.
     running: AtomicUsize,
 }
 
@@ -104,17 +105,15 @@ fn helper(pool: &'static Pool) {
         }
         let piece = state.next;
         state.next += 1;
-        state.running += 1;
-        pool.running.store(state.running, Ordering::Relaxed);
+        pool.running.fetch_add(1, Ordering::Relaxed);
         drop(state);
         // SAFETY: the job is alive: its caller waits for `running` to reach 0 before it
         // returns or frees the slot (see `Withdraw`).
         let ok = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.run)(piece) })).is_ok();
         state = lock(pool);
-        state.running -= 1;
         state.panicked |= !ok;
-        pool.running.store(state.running, Ordering::Release);
-        if state.running == 0 && state.waiting {
+        let left = pool.running.fetch_sub(1, Ordering::Release) - 1;
+        if left == 0 && state.waiting {
             pool.finished.notify_all();
         }
     }
@@ -169,12 +168,13 @@ impl Withdraw {
         }
         let mut state = lock(self.pool);
         state.next = state.pieces;
-        if state.running > 0 {
+        let running = || self.pool.running.load(Ordering::Acquire);
+        if running() > 0 {
             drop(state);
-            spin_until(|| self.pool.running.load(Ordering::Acquire) == 0);
+            spin_until(|| running() == 0);
             state = lock(self.pool);
         }
-        while state.running > 0 {
+        while running() > 0 {
             // A helper that ends the last running piece sees `waiting` under the lock, so
             // the notification cannot be missed.
             state.waiting = true;
