@@ -9,12 +9,17 @@ use crate::iter::{Block, Plan};
 
 /// Elements of the inner dim per tile: the far-moving operand keeps this many cache lines
 /// live at once. Few, because its lines are often a power of two apart and so compete for
-/// the same cache sets (measured on `(4096,4096).T + (4096,4096)`: 8 to 16 elements are
-/// best, 32 take twice as long).
-const TILE_LEN: usize = 16;
-/// Positions of the second dim per tile: how many rows reuse those lines (64 bytes hold
-/// 8 to 16 elements) before they go.
-const TILE_ROWS: usize = 128;
+/// the same cache sets: with 128 rows a tile, `(4096,4096).T + (4096,4096)` took twice as
+/// long at 32 elements as at 8 to 16. With [`TILE_ROWS`] rows, 32 elements take the time 16
+/// took with 128 rows.
+const TILE_LEN: usize = 32;
+/// Positions of the second dim per tile: how many rows reuse the far operand's lines (64
+/// bytes hold 8 to 16 elements of four or eight bytes) before they go. Each row also writes
+/// a run of the output, far from the last when the output is contiguous along this dim (a
+/// channels-last input into a contiguous `out=`). With 128 rows, such calls ran in two
+/// modes, the slow one three times the fast, call by call; 16 rows of 32 held the fast
+/// one (see `notes/performance.md`, the eighth session).
+const TILE_ROWS: usize = 16;
 /// Dims shorter than this are not worth tiling.
 const MIN_TILED: usize = 16;
 
