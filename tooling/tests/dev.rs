@@ -55,6 +55,45 @@ fn bench_prints_a_table_per_thread_count() {
     assert!(stderr(&bad).contains("no pattern named nope"));
 }
 
+/// `bcast-dev bench --suite broad --row` runs only the rows whose label contains the text,
+/// `--no-alloc` and `--no-out` drop variants, and a selection that keeps nothing is an error.
+#[test]
+fn broad_bench_runs_the_selected_rows_only() {
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "bench",
+            "--suite",
+            "broad",
+            "--row",
+            "(4,) + (4,)",
+            "--threads",
+            "1",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let out = dev(&args(&[]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains("` |"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{text}");
+    assert!(
+        rows[0].starts_with("| tiny | `(4,) + (4,)` | alloc |"),
+        "{text}"
+    );
+    // The row has no `out=` variant, so dropping the allocating one leaves nothing.
+    let none = dev(&args(&["--no-alloc"]));
+    assert_eq!(none.status.code(), Some(2), "{}", stdout(&none));
+    assert!(stderr(&none).contains("no workload of the broad suite matches"));
+}
+
 /// `bcast-dev discrepancies` reads the document fixtures and prints the claims torch
 /// contradicts; the Markdown form is the one README carries between its markers.
 #[test]

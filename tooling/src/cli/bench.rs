@@ -18,6 +18,10 @@ pub struct BenchArgs {
     /// reduce, layout.
     #[arg(long, value_delimiter = ',')]
     pub groups: Vec<String>,
+    /// Broad suite only: keep the workloads whose label contains this text (repeat for more;
+    /// default: all), to run one row alone, for instance under a profiler.
+    #[arg(long = "row")]
+    pub rows: Vec<String>,
     /// Thread counts, one table each (0 means every core) [default: 1 and every core; the
     /// broad suite: 1, 2 and every core].
     #[arg(long, value_delimiter = ',')]
@@ -49,10 +53,10 @@ pub struct BenchArgs {
     /// untimed calls of its own, so it has the machine to itself).
     #[arg(long, default_value = "rounds")]
     pub schedule: String,
-    /// Skip the `out=` variants.
+    /// Skip the `out=` variants (of either suite).
     #[arg(long)]
     pub no_out: bool,
-    /// Skip the allocating variants.
+    /// Skip the allocating variants (of either suite).
     #[arg(long)]
     pub no_alloc: bool,
 }
@@ -127,7 +131,18 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
     match args.suite.as_str() {
         "patterns" => {}
         "broad" => {
-            let workloads = broad::workload::select(&args.groups)?;
+            let mut writes = Vec::new();
+            if !args.no_alloc {
+                writes.push(broad::workload::Write::Alloc);
+            }
+            if !args.no_out {
+                writes.push(broad::workload::Write::Out);
+            }
+            let workloads = broad::workload::select(&broad::workload::Selection {
+                groups: args.groups,
+                rows: args.rows,
+                writes,
+            })?;
             let tables = broad::run_broad(&config, &workloads, |what| eprintln!("bench: {what}"));
             println!("{}", broad::report::render(&tables));
             return Ok(ExitCode::SUCCESS);

@@ -659,18 +659,55 @@ pub fn workloads() -> Vec<Workload> {
     all
 }
 
-/// The workloads of the named groups (all when `groups` is empty).
-pub fn select(groups: &[String]) -> Result<Vec<Workload>, String> {
+/// Which workloads a run keeps.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Group names; empty keeps every group.
+    pub groups: Vec<String>,
+    /// Parts of labels: a workload is kept when its label contains one of them; empty keeps
+    /// every label. For running one row alone, under a profiler for instance.
+    pub rows: Vec<String>,
+    /// The write variants kept.
+    pub writes: Vec<Write>,
+}
+
+/// The workloads `selection` keeps, in the suite's order.
+///
+/// ```
+/// use bcast_tooling::bench::broad::workload::{select, Selection, Write};
+/// let rows = select(&Selection {
+///     groups: vec!["reduce".into()],
+///     rows: vec!["sum(-1".into()],
+///     writes: vec![Write::Alloc],
+/// })
+/// .unwrap();
+/// assert!(rows.iter().all(|w| w.label.contains("sum(-1") && w.write == Write::Alloc));
+/// ```
+///
+/// # Errors
+/// A group name the suite does not have, or a selection that keeps no workload.
+pub fn select(selection: &Selection) -> Result<Vec<Workload>, String> {
     const GROUPS: [&str; 7] = ["dtype", "size", "tiny", "op", "mixed", "reduce", "layout"];
+    let Selection {
+        groups,
+        rows,
+        writes,
+    } = selection;
     for g in groups {
         if !GROUPS.contains(&g.as_str()) {
             return Err(format!("no group named {g} ({})", GROUPS.join(", ")));
         }
     }
-    Ok(workloads()
+    let kept: Vec<Workload> = workloads()
         .into_iter()
         .filter(|w| groups.is_empty() || groups.iter().any(|g| g == w.group))
-        .collect())
+        .filter(|w| rows.is_empty() || rows.iter().any(|r| w.label.contains(r.as_str())))
+        .filter(|w| writes.contains(&w.write))
+        .collect();
+    if kept.is_empty() {
+        return Err("no workload of the broad suite matches the selection".into());
+    }
+    Ok(kept)
 }
 
 #[cfg(test)]
@@ -694,10 +731,56 @@ mod tests {
         assert_eq!(cl.storage_shape(), vec![2, 4, 5, 3]);
     }
 
+    fn groups(names: &[&str]) -> Selection {
+        Selection {
+            groups: names.iter().map(|&g| g.into()).collect(),
+            rows: Vec::new(),
+            writes: vec![Write::Alloc, Write::Out],
+        }
+    }
+
     #[test]
     fn groups_are_checked() {
-        assert!(select(&["nope".into()]).is_err());
-        let tiny = select(&["tiny".into()]).unwrap();
+        assert!(select(&groups(&["nope"])).is_err());
+        let tiny = select(&groups(&["tiny"])).unwrap();
         assert!(!tiny.is_empty() && tiny.iter().all(|w| w.group == "tiny"));
+        assert_eq!(select(&groups(&[])).unwrap().len(), workloads().len());
+    }
+
+    #[test]
+    fn rows_and_writes_narrow_the_selection() {
+        let all = workloads();
+        let label = "channels-last (32,64,64,64) * (64,1,1)";
+        let both = select(&Selection {
+            rows: vec![label.into()],
+            ..groups(&[])
+        })
+        .unwrap();
+        let want: Vec<_> = all.iter().filter(|w| w.label == label).collect();
+        assert_eq!(both.len(), want.len());
+        assert!(both.len() == 2 && both.iter().all(|w| w.label == label));
+        let out = select(&Selection {
+            rows: vec![label.into()],
+            writes: vec![Write::Out],
+            ..groups(&[])
+        })
+        .unwrap();
+        assert!(out.len() == 1 && out[0].write == Write::Out);
+        // Either of two parts keeps a row; a part no label has keeps nothing, an error.
+        let two = select(&Selection {
+            rows: vec!["sum(-1".into(), "channels-last".into()],
+            ..groups(&[])
+        })
+        .unwrap();
+        let expected = all
+            .iter()
+            .filter(|w| w.label.contains("sum(-1") || w.label.contains("channels-last"))
+            .count();
+        assert_eq!(two.len(), expected);
+        assert!(select(&Selection {
+            rows: vec!["no such row".into()],
+            ..groups(&[])
+        })
+        .is_err());
     }
 }
