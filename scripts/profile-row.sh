@@ -40,14 +40,17 @@ sides = [("engine", re.compile(r"EngineWork as .*WorkCall>::run|bcast_engine::lo
          ("torch", re.compile(r"TorchWork as .*WorkCall>::run|gomp_thread_start|libgomp"))]
 count = {name: collections.Counter() for name, _ in sides}
 # Frames of libtorch without unwinding tables (MKL, SLEEF) end their chains early: a chain
-# that reaches neither side but has such a frame counts for torch.
+# that reaches neither side but has such a frame counts for torch, unless it is the loading
+# of the libraries (their static initialisers, run from the dynamic loader).
 torch_code = re.compile(r"/(libtorch[^/]*|libc10[^/]*|libgomp[^/]*|libmkl[^/]*)\)$", re.M)
+loading = re.compile(r"\b(_dl_init|call_init|dl_open_worker|_dl_start_user)\b")
 def add(frames):
     if not frames:
         return
     chain = "\n".join(frames)
     for name, pattern in sides:
-        if pattern.search(chain) or (name == "torch" and torch_code.search(chain)):
+        fallback = name == "torch" and torch_code.search(chain) and not loading.search(chain)
+        if pattern.search(chain) or fallback:
             leaf = re.sub(r"^\s*[0-9a-f]+ ", "", frames[0])
             leaf = re.sub(r"\(.*/([^/]*)\)$", r"(\1)", leaf)
             count[name][leaf[:150]] += 1
