@@ -131,13 +131,16 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
     match args.suite.as_str() {
         "patterns" => {}
         "broad" => {
-            let mut writes = Vec::new();
-            if !args.no_alloc {
-                writes.push(broad::workload::Write::Alloc);
-            }
-            if !args.no_out {
-                writes.push(broad::workload::Write::Out);
-            }
+            // The same `--no-alloc` / `--no-out` choice as the patterns' variants.
+            let writes = config
+                .variants
+                .iter()
+                .filter_map(|v| match v {
+                    Variant::Alloc => Some(broad::workload::Write::Alloc),
+                    Variant::Out => Some(broad::workload::Write::Out),
+                    Variant::InPlace => None,
+                })
+                .collect();
             let workloads = broad::workload::select(&broad::workload::Selection {
                 groups: args.groups,
                 rows: args.rows,

@@ -660,7 +660,7 @@ pub fn workloads() -> Vec<Workload> {
 }
 
 /// Which workloads a run keeps.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Selection {
     /// Group names; empty keeps every group.
     pub groups: Vec<String>,
