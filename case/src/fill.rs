@@ -1,5 +1,5 @@
 //! Storage fill recipes, identical to `python/bcast_suite/fill.py`: both are checked against
-//! the golden vectors of `tests/data/fill_vectors.json` (`tests/fill_vectors.rs`, `python/tests`).
+//! the golden vectors of `tests/data/fill_vectors.json` (`tests/it/fill_vectors.rs`, `python/tests`).
 
 use super::{Fill, FillKind, Num};
 use crate::dtype::ValueKind;

@@ -117,7 +117,7 @@ pub fn catalogue_markdown(cases: &[LoadedCase]) -> String {
          `torch.NAME(...)`, `Tensor.NAME(...)` (a method: the first argument is `self`), \
          `Tensor.NAME_(...)` (in place) or `getitem` (`args[0][args[1]]`); the keyword `out` \
          goes with the function form only. A form with 0 cases here is called only by the libtorch \
-         op corpus (`conformance/tests/data/tch_ops.json`), which `fuzzing/tests/tch_diff.rs` \
+         op corpus (`conformance/tests/data/tch_ops.json`), which `fuzzing/tests/it/tch_diff.rs` \
          checks against libtorch; the engine may lack it.\n\n",
     );
     for family in Family::ALL {

@@ -4,7 +4,7 @@ use crate::case::{storage_values, Arg, Case, IndexItem, Num};
 
 /// The import a snippet whose storages have a fill recipe starts with: the one Python
 /// implementation of the recipes (`python/bcast_suite/fill.py`, pinned to the Rust one by
-/// `python/tests`; `tests/fill_vectors.rs` runs a snippet), imported rather than pasted into
+/// `python/tests`; `tests/it/fill_vectors.rs` runs a snippet), imported rather than pasted into
 /// every failure.
 const FILL_IMPORT: &str = "from bcast_suite.fill import fill_values  # the fill recipes: pip install ./python (or PYTHONPATH=python)\n";
 

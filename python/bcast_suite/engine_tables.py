@@ -388,8 +388,8 @@ def matmul_table():
 
 def api_messages_table():
     """Errors the engine's Rust API can raise from arguments the fixture schema cannot write
-    (a Python complex number as `alpha`), as torch raises them: conformance/tests/messages.rs
-    counts these rows as the torch text of those messages, engine/tests/api_messages.rs checks
+    (a Python complex number as `alpha`), as torch raises them: conformance/tests/it/messages.rs
+    counts these rows as the torch text of those messages, engine/tests/it/api_messages.rs checks
     the engine against them."""
     calls = [
         ("add", "float32", 1j),

@@ -2,7 +2,7 @@
 interprets: element-wise binary ops with tensors and Python numbers in each position, in place
 and with out=, unary ops, where, copy_, reductions and their overloads, products, einsum,
 views and getitem, each on broadcasting, strided and aliased inputs, with the errors torch
-raises. Label them with bcast_suite.label; conformance/tests/tch.rs runs them through tch.
+raises. Label them with bcast_suite.label; conformance/tests/it/tch.rs runs them through tch.
 
     python3 scripts/tch_op_cases.py > /tmp/ops.jsonl
     python3 scripts/label.py /tmp/ops.jsonl conformance/tests/data/tch_ops.json \\

@@ -1,5 +1,5 @@
 """The fill recipes and the sampled positions against the golden vectors that
-conformance/tests/fill_vectors.rs checks the Rust implementation against."""
+conformance/tests/it/fill_vectors.rs checks the Rust implementation against."""
 
 import re
 import unittest

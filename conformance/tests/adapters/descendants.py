@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A protocol adapter that runs `Tensor.numel` honestly and starts processes meant to outlive
-it: `descendants.py KINDS PID_FILE [HANG_AT]`, for the tests of `tests/adapter_processes.rs`.
+it: `descendants.py KINDS PID_FILE [HANG_AT]`, for the tests of `tests/it/adapter_processes.rs`.
 
 KINDS is a comma-separated list of what each start of the adapter leaves running (each a
 `sleep`, with the adapter's stdout and stderr inherited):

@@ -28,7 +28,7 @@ pub mod view_chain;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets in `fuzz/fuzz_targets/` and the oracle each one runs, by target name:
-/// what replays a finding (`fuzzing/tests/fuzz_regressions.rs` replays every file in
+/// what replays a finding (`fuzzing/tests/it/fuzz_regressions.rs` replays every file in
 /// `fuzz/regressions/TARGET/` and `fuzz/seeds/TARGET/`).
 ///
 /// ```

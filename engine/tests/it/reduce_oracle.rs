@@ -2,7 +2,7 @@
 //! naive index map) by its index with the reduced dims dropped, then sum, take the extremes, or
 //! compute the variance from the definition. Random shapes, layouts, dims and dtypes.
 
-mod common;
+use crate::common;
 
 use bcast_engine::{reduce, DType, Scalar, Tensor};
 use common::{build, close, elements, ravel, shape, view_recipe};

@@ -2,7 +2,7 @@
 //! of the operands' elements, read through the naive index map with batch dims broadcast by
 //! hand. Random ranks (1 to 4), broadcasting batch shapes, zero-size dims and layouts.
 
-mod common;
+use crate::common;
 
 use bcast_engine::{index_map, linalg, DType, Scalar, Tensor};
 use common::{at, build, view_recipe};

@@ -4,7 +4,7 @@
 //! Random equations with shared, repeated and summed labels, implicit and explicit outputs, and
 //! random layouts.
 
-mod common;
+use crate::common;
 
 use bcast_engine::{index_map, linalg, DType, Tensor};
 use common::{at, build, view_recipe, ViewRecipe};

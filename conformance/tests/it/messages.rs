@@ -210,7 +210,7 @@ fn every_engine_message_is_covered_by_torch_and_snapshotted() {
     for (t, matching) in templates.iter().zip(&assigned) {
         let Some(first) = matching.first() else {
             // A message only the Rust API can reach (an argument the schema cannot write) is
-            // covered by torch's text in the engine's table, which `engine/tests/api_messages.rs`
+            // covered by torch's text in the engine's table, which `engine/tests/it/api_messages.rs`
             // checks the engine against.
             if let Some(m) = api_only.iter().find(|m| t.pattern.is_match(m)) {
                 report.push(format!(

@@ -7,7 +7,7 @@
 //! depend on loop order even in torch ([`order_dependent`]) are skipped.
 //!
 //! Short shapes of every kind go through the fuzz oracles instead
-//! (`fuzzing/tests/plan_matches_index_map.rs`).
+//! (`fuzzing/tests/it/plan_matches_index_map.rs`).
 
 use bcast_engine::iter::{set_num_threads, with_strategy, Strategy as Loops};
 use bcast_engine::layout::contiguous_strides;

@@ -1,0 +1,8 @@
+//! The integration tests of `bcast-cli`, one module a subject, in one test binary
+//! (one binary links once, where a file a test would link every one of them).
+
+mod cli;
+mod diff;
+mod gate;
+mod jobs;
+mod op_catalogue;
