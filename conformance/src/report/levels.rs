@@ -34,10 +34,12 @@ fn format_pct(pct: f64) -> String {
     }
 }
 
-/// Whether a level's checks apply to a case with this expectation.
-pub fn level_applies(level: Level, expect: &Outcome) -> bool {
+/// Whether a level's checks apply to a case with this expectation; `grads` applies to the
+/// cases that ask for gradients (`has_grad`), whatever their outcome.
+pub fn level_applies(level: Level, expect: &Outcome, has_grad: bool) -> bool {
     match (level, expect) {
         (Level::Shapes, _) => true,
+        (Level::Grads, _) => has_grad,
         (Level::Errors | Level::Messages, Outcome::Error(_)) => true,
         (Level::Inplace, Outcome::Ok(_)) => true,
         (Level::Dtypes | Level::Values | Level::Strides | Level::Aliasing, Outcome::Ok(ok)) => {
@@ -62,7 +64,7 @@ pub fn level_counts(result: &SuiteResult, cases: &[LoadedCase]) -> BTreeMap<Leve
         let Some(expect) = &case.expect else { continue };
         let failed = e.failed_levels.as_ref();
         for (level, count) in counts.iter_mut() {
-            if !level_applies(*level, expect) {
+            if !level_applies(*level, expect, case.grad.is_some()) {
                 continue;
             }
             count.applicable += 1;
