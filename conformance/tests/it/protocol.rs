@@ -308,7 +308,7 @@ fn answers_in_the_dtypes_of_schema_2_decode_and_compare() {
             "values": {values}}}}}}}}}}}"#
         );
         match parse_answer(&line, "z", 100) {
-            Ok(Answer::Outcome(o)) => o,
+            Ok(Answer::Outcome(o)) => *o,
             other => panic!("{other:?}"),
         }
     };

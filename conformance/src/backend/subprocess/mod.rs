@@ -237,7 +237,7 @@ impl Backend for SubprocessBackend {
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
         self.ensure_started()?;
         match self.exchange(case) {
-            Ok(Answer::Outcome(outcome)) => Ok(outcome),
+            Ok(Answer::Outcome(outcome)) => Ok(*outcome),
             Ok(Answer::Failure(why)) => Err(BackendFailure::bad_input(format!(
                 "the adapter could not run the case: {}",
                 clip_text(&why)
