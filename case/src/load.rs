@@ -185,31 +185,41 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     load_paths(&files)
 }
 
+/// The fixture files [`load_paths`] reads: each file named, and every `*.json` file below each
+/// directory named (sorted, recursively).
+///
+/// ```
+/// use bcast_case::fixture_files;
+/// use std::path::PathBuf;
+/// let named = PathBuf::from("../fixtures/torch/expand.json");
+/// let files = fixture_files(&["../fixtures/docs".into(), named.clone()]).unwrap();
+/// assert!(files.len() > 2 && files.last() == Some(&named));
+/// assert!(files.iter().all(|f| f.extension().is_some_and(|e| e == "json")));
+/// assert!(files.windows(2).take(files.len() - 2).all(|w| w[0] < w[1]));
+/// ```
+pub fn fixture_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            collect_json(p, &mut files)?;
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
 /// Loads files and directories, checking that ids are unique across all of them.
 pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<LoadedCase>, LoadError> {
     let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            out.extend(load_dir_unchecked(p)?);
-        } else {
-            out.extend(load_file(p)?);
-        }
+    for file in fixture_files(paths)? {
+        out.extend(load_file(&file)?);
     }
     let mut seen = BTreeSet::new();
     for c in &out {
         if !seen.insert(c.case.id.clone()) {
             return Err(error(&c.file, format!("duplicate case id {}", c.case.id)));
         }
-    }
-    Ok(out)
-}
-
-fn load_dir_unchecked(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
-    let mut files = Vec::new();
-    collect_json(dir, &mut files)?;
-    let mut out = Vec::new();
-    for f in files {
-        out.extend(load_file(&f)?);
     }
     Ok(out)
 }

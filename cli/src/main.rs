@@ -10,6 +10,7 @@ mod gen;
 mod matrix;
 mod merge;
 mod ops;
+mod paths;
 mod run;
 
 use clap::{Parser, Subcommand};

@@ -22,7 +22,7 @@ fn stderr(o: &Output) -> String {
 
 /// `numel.json`'s cases copied `copies` times under new ids, every seventh with a wrong
 /// expectation, so a run has passes and failures at known places.
-fn numel_fixture(dir: &Path, copies: usize) -> PathBuf {
+pub(crate) fn numel_fixture(dir: &Path, copies: usize) -> PathBuf {
     let text = std::fs::read_to_string(repo().join("conformance/tests/data/numel.json")).unwrap();
     let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
     let originals = file["cases"].as_array().unwrap().clone();

@@ -6,3 +6,4 @@ mod diff;
 mod gate;
 mod jobs;
 mod op_catalogue;
+mod trust;
