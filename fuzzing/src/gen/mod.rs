@@ -38,7 +38,7 @@ pub use builder::CaseBuilder;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
     approximate, consistent_alpha, consistent_divisor, consistent_remainder, consistent_remainders,
-    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES,
+    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES, GEN_DTYPES,
 };
 pub use registry::{families, find_family, Enumeration, Family};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};

@@ -247,7 +247,7 @@ impl Write {
 /// One measured workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Workload {
-    /// The group it belongs to (see [`GROUPS`]).
+    /// The group it belongs to (a table section; see [`SUITES`]).
     pub group: &'static str,
     /// The pattern's short name (`--patterns`), for the rows of the eight patterns.
     pub pattern: Option<&'static str>,
