@@ -36,9 +36,11 @@ perf record -q -F 1000 --call-graph dwarf,16384 -o "$data" -- \
 perf script -i "$data" --no-inline -F tid,ip,sym,dso 2>/dev/null | python3 -c '
 import collections, re, sys
 top = int(sys.argv[1])
-# Which side a sample belongs to, from the frames of its call chain.
-sides = [("engine", re.compile(r"Prepared<[^ ]*EnginePeer> as .*Call>::run|bcast_engine::loops::pool::helper")),
-         ("torch", re.compile(r"Prepared<[^ ]*TorchPeer> as .*Call>::run|gomp_thread_start|libgomp"))]
+# Which side a sample belongs to, from the frames of its call chain (a timed call runs in
+# Backend::new_result or write_into of its side, never inlined).
+calls = r" as bcast_tooling::bench::Backend>::(new_result|write_into)"
+sides = [("engine", re.compile(r"EnginePeer" + calls + r"|bcast_engine::loops::pool::helper")),
+         ("torch", re.compile(r"TorchPeer" + calls + r"|gomp_thread_start|libgomp"))]
 count = {name: collections.Counter() for name, _ in sides}
 # Frames of libtorch without unwinding tables (MKL, SLEEF) end their chains early: a chain
 # that reaches neither side but has such a frame counts for torch, unless it is the loading

@@ -44,14 +44,18 @@ impl Peer for TorchPeer {
     }
 }
 
+/// Its calls are frames of their own (not inlined), by which `scripts/profile-row.sh` tells
+/// the torch's samples.
 impl Backend for TorchPeer {
     type Operand = Op;
     type Result = Tensor;
 
+    #[inline(never)]
     fn new_result(expr: &Expr, ops: &[Op]) -> Option<Tensor> {
         compute(expr, ops, None)
     }
 
+    #[inline(never)]
     fn write_into(expr: &Expr, ops: &mut [Op], out: Option<&mut Tensor>) -> Option<()> {
         match out {
             Some(out) => compute(expr, ops, Some(out)).map(drop),
