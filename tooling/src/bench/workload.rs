@@ -1,8 +1,10 @@
-//! The broad suite's workloads: what each computes, on which operands (shape, dtype, layout,
-//! 0-d tensors and Python numbers), and how the result is written; plus the data every
-//! implementation starts from.
+//! The benchmark's rows: what each computes, on which operands (shape, dtype, layout, 0-d
+//! tensors and Python numbers), and how the result is written; plus the data every
+//! implementation starts from. The eight broadcasting patterns (group `pattern`, in four dtypes)
+//! and the broad rows (every op family, dtype, mixed dtypes, reductions, layouts, sizes and
+//! tiny calls) are rows of the same list; a suite is a set of groups.
 
-/// An element type of the broad suite.
+/// An element type of the benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dt {
     Bool,
@@ -16,10 +18,22 @@ pub enum Dt {
 }
 
 impl Dt {
+    /// Every element type.
+    pub const ALL: [Dt; 8] = [
+        Dt::Bool,
+        Dt::U8,
+        Dt::I32,
+        Dt::I64,
+        Dt::F16,
+        Dt::BF16,
+        Dt::F32,
+        Dt::F64,
+    ];
+
     /// torch's name.
     ///
     /// ```
-    /// use bcast_tooling::bench::broad::workload::Dt;
+    /// use bcast_tooling::bench::workload::Dt;
     /// assert_eq!(Dt::BF16.name(), "bfloat16");
     /// ```
     pub fn name(self) -> &'static str {
@@ -62,18 +76,7 @@ impl Dt {
 
     /// The dtype of an engine tensor, if the suite has it.
     pub fn of_engine(d: bcast_engine::DType) -> Option<Dt> {
-        [
-            Dt::Bool,
-            Dt::U8,
-            Dt::I32,
-            Dt::I64,
-            Dt::F16,
-            Dt::BF16,
-            Dt::F32,
-            Dt::F64,
-        ]
-        .into_iter()
-        .find(|t| t.engine() == d)
+        Dt::ALL.into_iter().find(|t| t.engine() == d)
     }
 
     /// Whether values of this dtype are floating point.
@@ -226,6 +229,8 @@ pub enum Write {
     Alloc,
     /// Into an existing row-major output of the result's shape and dtype.
     Out,
+    /// Into the first operand (`x.add_(b)`).
+    InPlace,
 }
 
 impl Write {
@@ -234,6 +239,7 @@ impl Write {
         match self {
             Write::Alloc => "alloc",
             Write::Out => "out=",
+            Write::InPlace => "in-place",
         }
     }
 }
@@ -241,9 +247,10 @@ impl Write {
 /// One measured workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Workload {
-    /// The group it belongs to (a table section): `dtype`, `size`, `tiny`, `op`, `mixed`,
-    /// `reduce`, `layout`.
+    /// The group it belongs to (a table section; see [`SUITES`]).
     pub group: &'static str,
+    /// The pattern's short name (`--patterns`), for the rows of the eight patterns.
+    pub pattern: Option<&'static str>,
     /// The expression as the table shows it.
     pub label: String,
     pub expr: Expr,
@@ -252,6 +259,14 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// The dtype of its first operand (the one `--dtypes` selects by).
+    pub fn dtype(&self) -> Option<Dt> {
+        match self.args.first()? {
+            Arg::Tensor { dtype, .. } | Arg::ZeroDim(dtype, _) => Some(*dtype),
+            Arg::Float(_) | Arg::Int(_) => None,
+        }
+    }
+
     /// Whether results may differ in the last bits between implementations, compared within
     /// `1e-5` relative then: a reduction of floats sums in an order of its own, and torch's
     /// CPU `sqrt`, `exp` and `pow` of float32 tensors go through vendor vector math (MKL's VML,
@@ -274,7 +289,7 @@ impl Workload {
 /// remainder stay finite.
 ///
 /// ```
-/// use bcast_tooling::bench::broad::workload::{values, Dt};
+/// use bcast_tooling::bench::workload::{values, Dt};
 /// let v = values(100, Dt::BF16, 3);
 /// assert!(v.iter().all(|&x| x > 0.0 && (x * 16.0).fract() == 0.0));
 /// ```
@@ -297,6 +312,7 @@ pub fn values(len: usize, dtype: Dt, seed: usize) -> Vec<f64> {
 fn w(group: &'static str, label: &str, expr: Expr, args: Vec<Arg>, write: Write) -> Workload {
     Workload {
         group,
+        pattern: None,
         label: label.to_string(),
         expr,
         args,
@@ -312,20 +328,179 @@ fn both(group: &'static str, label: &str, expr: Expr, args: Vec<Arg>) -> Vec<Wor
     ]
 }
 
-/// Every workload of the broad suite, in table order.
+/// One of the eight broadcasting patterns: `a OP b`, with `a` transposed (a view of its
+/// storage with the last two dims swapped) when `transposed`, written into `a` when `in_place`.
+struct Pattern {
+    /// The short name `--patterns` takes.
+    name: &'static str,
+    label: &'static str,
+    op: Bin,
+    a: &'static [usize],
+    b: &'static [usize],
+    transposed: bool,
+    in_place: bool,
+}
+
+const fn pattern(
+    name: &'static str,
+    label: &'static str,
+    op: Bin,
+    a: &'static [usize],
+    b: &'static [usize],
+) -> Pattern {
+    Pattern {
+        name,
+        label,
+        op,
+        a,
+        b,
+        transposed: false,
+        in_place: false,
+    }
+}
+
+/// The eight patterns, in table order.
+const PATTERNS: [Pattern; 8] = [
+    pattern("same", "(16M,) + (16M,)", Bin::Add, &[1 << 24], &[1 << 24]),
+    pattern(
+        "bias",
+        "(16384,1024) + (1024,)",
+        Bin::Add,
+        &[16384, 1024],
+        &[1024],
+    ),
+    pattern(
+        "channel",
+        "(32,64,64,128) * (64,1,1)",
+        Bin::Mul,
+        &[32, 64, 64, 128],
+        &[64, 1, 1],
+    ),
+    pattern(
+        "outer",
+        "(4096,1) + (1,4096)",
+        Bin::Add,
+        &[4096, 1],
+        &[1, 4096],
+    ),
+    pattern(
+        "small-inner",
+        "(5M,3) + (3,)",
+        Bin::Add,
+        &[5_000_000, 3],
+        &[3],
+    ),
+    pattern(
+        "issue-57611",
+        "(1,32,32,2) - (1024,1,1,2)",
+        Bin::Sub,
+        &[1, 32, 32, 2],
+        &[1024, 1, 1, 2],
+    ),
+    Pattern {
+        transposed: true,
+        ..pattern(
+            "transposed",
+            "(4096,4096).T + (4096,4096)",
+            Bin::Add,
+            &[4096, 4096],
+            &[4096, 4096],
+        )
+    },
+    Pattern {
+        in_place: true,
+        ..pattern(
+            "inplace-bias",
+            "x(16384,1024).add_((1024,))",
+            Bin::Add,
+            &[16384, 1024],
+            &[1024],
+        )
+    },
+];
+
+/// The element types the patterns are measured in, in table order.
+const PATTERN_DTYPES: [Dt; 4] = [Dt::F32, Dt::F16, Dt::BF16, Dt::I32];
+
+/// The rows of the eight patterns in `dtype` (its name before the label, but for float32).
+fn pattern_rows(dtype: Dt) -> impl Iterator<Item = Workload> {
+    PATTERNS.iter().flat_map(move |p| {
+        let a = if p.transposed {
+            let mut perm: Vec<usize> = (0..p.a.len()).collect();
+            perm.swap(p.a.len() - 2, p.a.len() - 1);
+            Arg::Tensor {
+                shape: perm.iter().map(|&d| p.a[d]).collect(),
+                dtype,
+                layout: Layout::Permuted(perm),
+            }
+        } else {
+            Arg::t(p.a, dtype)
+        };
+        let label = match dtype {
+            Dt::F32 => p.label.to_string(),
+            d => format!("{} {}", d.name(), p.label),
+        };
+        let writes: &[Write] = if p.in_place {
+            &[Write::InPlace]
+        } else {
+            &[Write::Alloc, Write::Out]
+        };
+        let args = vec![a, Arg::t(p.b, dtype)];
+        writes.iter().map(move |&write| Workload {
+            pattern: Some(p.name),
+            ..w("pattern", &label, Expr::Binary(p.op), args.clone(), write)
+        })
+    })
+}
+
+/// The suites `--suite` names, each a list of groups (a table section): `patterns`, the eight
+/// patterns in float32, float16, bfloat16 and int32; `broad`, the rows beyond them.
+pub const SUITES: [(&str, &[&str]); 2] = [
+    ("patterns", &["pattern"]),
+    (
+        "broad",
+        &["dtype", "size", "tiny", "op", "mixed", "reduce", "layout"],
+    ),
+];
+
+/// The groups of suite `name` (`all`: every group).
 ///
 /// ```
-/// use bcast_tooling::bench::broad::workload::workloads;
+/// use bcast_tooling::bench::workload::suite_groups;
+/// assert_eq!(suite_groups("patterns").unwrap(), ["pattern"]);
+/// assert_eq!(suite_groups("all").unwrap().len(), 8);
+/// assert!(suite_groups("nope").is_err());
+/// ```
+///
+/// # Errors
+/// A name that is no suite's.
+pub fn suite_groups(name: &str) -> Result<Vec<&'static str>, String> {
+    let mut groups = SUITES
+        .iter()
+        .filter(|(suite, _)| name == "all" || *suite == name)
+        .flat_map(|(_, groups)| groups.iter().copied())
+        .peekable();
+    if groups.peek().is_none() {
+        let names: Vec<&str> = SUITES.iter().map(|(n, _)| *n).collect();
+        return Err(format!("no suite named {name} ({}, all)", names.join(", ")));
+    }
+    Ok(groups.collect())
+}
+
+/// Every row, in table order: the patterns in each of their dtypes, then the broad rows.
+///
+/// ```
+/// use bcast_tooling::bench::workload::workloads;
 /// let all = workloads();
 /// assert!(all.iter().any(|w| w.group == "reduce"));
-/// assert!(all.len() > 50);
+/// assert_eq!(all.iter().filter(|w| w.pattern == Some("bias")).count(), 8);
 /// ```
 pub fn workloads() -> Vec<Workload> {
     use Arg::{Float, Int, ZeroDim};
     use Dt::*;
     let t = Arg::t;
     let (m, n) = (4096usize, 1024usize);
-    let mut all = Vec::new();
+    let mut all: Vec<Workload> = PATTERN_DTYPES.into_iter().flat_map(pattern_rows).collect();
     // Every dtype on the bias add, a 16 MiB float32 matrix (half the last-level cache).
     for d in [F32, F64, I32, I64, F16, BF16, U8] {
         all.extend(both(
@@ -662,22 +837,47 @@ pub fn workloads() -> Vec<Workload> {
 /// Which workloads a run keeps.
 #[derive(Debug, Clone)]
 pub struct Selection {
-    /// Group names; empty keeps every group.
+    /// Group names (see [`suite_groups`]); empty keeps every group.
     pub groups: Vec<String>,
+    /// Short names of patterns (`same`, `bias`, `channel`, `outer`, `small-inner`,
+    /// `issue-57611`, `transposed`, `inplace-bias`); when any, only those patterns' rows.
+    pub patterns: Vec<String>,
     /// Parts of labels: a workload is kept when its label contains one of them; empty keeps
     /// every label. For running one row alone, under a profiler for instance.
     pub rows: Vec<String>,
+    /// dtype names; when any, only rows whose first operand has one of them.
+    pub dtypes: Vec<String>,
     /// The write variants kept.
     pub writes: Vec<Write>,
 }
 
-/// The workloads `selection` keeps, in the suite's order.
+/// Checks that every one of `asked` is one of `known` (`what` names them in the error).
+fn check_names<'a>(
+    asked: &[String],
+    known: impl Iterator<Item = &'a str> + Clone,
+    what: &str,
+) -> Result<(), String> {
+    match asked
+        .iter()
+        .find(|a| !known.clone().any(|k| k == a.as_str()))
+    {
+        Some(a) => Err(format!(
+            "no {what} named {a} ({})",
+            known.collect::<Vec<_>>().join(", ")
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The workloads `selection` keeps, in table order.
 ///
 /// ```
-/// use bcast_tooling::bench::broad::workload::{select, Selection, Write};
+/// use bcast_tooling::bench::workload::{select, Selection, Write};
 /// let rows = select(&Selection {
 ///     groups: vec!["reduce".into()],
+///     patterns: vec![],
 ///     rows: vec!["sum(-1".into()],
+///     dtypes: vec!["float32".into()],
 ///     writes: vec![Write::Alloc],
 /// })
 /// .unwrap();
@@ -685,27 +885,31 @@ pub struct Selection {
 /// ```
 ///
 /// # Errors
-/// A group name the suite does not have, or a selection that keeps no workload.
+/// A group, pattern or dtype name the benchmark does not have, or a selection that keeps no
+/// workload.
 pub fn select(selection: &Selection) -> Result<Vec<Workload>, String> {
-    const GROUPS: [&str; 7] = ["dtype", "size", "tiny", "op", "mixed", "reduce", "layout"];
     let Selection {
         groups,
+        patterns,
         rows,
+        dtypes,
         writes,
     } = selection;
-    for g in groups {
-        if !GROUPS.contains(&g.as_str()) {
-            return Err(format!("no group named {g} ({})", GROUPS.join(", ")));
-        }
-    }
+    let all_groups = SUITES.iter().flat_map(|(_, g)| g.iter().copied());
+    check_names(groups, all_groups, "group")?;
+    check_names(patterns, PATTERNS.iter().map(|p| p.name), "pattern")?;
+    check_names(dtypes, Dt::ALL.iter().map(|d| d.name()), "dtype")?;
+    let any = |names: &[String], name: &str| names.is_empty() || names.iter().any(|n| n == name);
     let kept: Vec<Workload> = workloads()
         .into_iter()
-        .filter(|w| groups.is_empty() || groups.iter().any(|g| g == w.group))
+        .filter(|w| any(groups, w.group))
+        .filter(|w| patterns.is_empty() || w.pattern.is_some_and(|p| any(patterns, p)))
+        .filter(|w| dtypes.is_empty() || w.dtype().is_some_and(|d| any(dtypes, d.name())))
         .filter(|w| rows.is_empty() || rows.iter().any(|r| w.label.contains(r.as_str())))
         .filter(|w| writes.contains(&w.write))
         .collect();
     if kept.is_empty() {
-        return Err("no workload of the broad suite matches the selection".into());
+        return Err("no row of the benchmark matches the selection".into());
     }
     Ok(kept)
 }
@@ -734,9 +938,81 @@ mod tests {
     fn groups(names: &[&str]) -> Selection {
         Selection {
             groups: names.iter().map(|&g| g.into()).collect(),
+            patterns: Vec::new(),
             rows: Vec::new(),
-            writes: vec![Write::Alloc, Write::Out],
+            dtypes: Vec::new(),
+            writes: vec![Write::Alloc, Write::Out, Write::InPlace],
         }
+    }
+
+    #[test]
+    fn patterns_are_rows_in_four_dtypes() {
+        let rows = select(&Selection {
+            patterns: vec!["issue-57611".into(), "inplace-bias".into()],
+            dtypes: vec!["float32".into(), "int32".into()],
+            ..groups(&[])
+        })
+        .unwrap();
+        let labels: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|w| (w.label.as_str(), w.write.name()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                ("(1,32,32,2) - (1024,1,1,2)", "alloc"),
+                ("(1,32,32,2) - (1024,1,1,2)", "out="),
+                ("x(16384,1024).add_((1024,))", "in-place"),
+                ("int32 (1,32,32,2) - (1024,1,1,2)", "alloc"),
+                ("int32 (1,32,32,2) - (1024,1,1,2)", "out="),
+                ("int32 x(16384,1024).add_((1024,))", "in-place"),
+            ]
+        );
+        assert!(rows.iter().all(|w| w.group == "pattern"));
+        assert_eq!(rows[0].args[1], Arg::t(&[1024, 1, 1, 2], Dt::F32));
+        // The transposed pattern's first operand is a (4096,4096) storage seen transposed.
+        let t = &select(&Selection {
+            patterns: vec!["transposed".into()],
+            ..groups(&[])
+        })
+        .unwrap()[0];
+        assert_eq!(t.args[0].view_perm(), Some(vec![1, 0]));
+        assert_eq!(t.args[0].storage_shape(), [4096, 4096]);
+        let n = |what: &str| {
+            select(&Selection {
+                patterns: vec![what.into()],
+                ..groups(&[])
+            })
+        };
+        assert_eq!(n("bias").unwrap().len(), 8);
+        assert!(n("nope")
+            .unwrap_err()
+            .starts_with("no pattern named nope (same, bias,"));
+    }
+
+    #[test]
+    fn dtypes_select_by_the_first_operand() {
+        let rows = select(&Selection {
+            dtypes: vec!["int64".into()],
+            ..groups(&["mixed", "op"])
+        })
+        .unwrap();
+        let labels: Vec<&str> = rows.iter().map(|w| w.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "int64 (4096,1024) == (1024,) -> bool",
+                "int64 remainder((4096,1024), (1024,))",
+                "int64 (4096,1024) * 2.5",
+            ]
+        );
+        let bad = select(&Selection {
+            dtypes: vec!["float8".into()],
+            ..groups(&[])
+        });
+        assert!(bad
+            .unwrap_err()
+            .starts_with("no dtype named float8 (bool, uint8,"));
     }
 
     #[test]
@@ -782,5 +1058,12 @@ mod tests {
             ..groups(&[])
         })
         .is_err());
+        // `--no-alloc --no-out` keeps the in-place rows alone.
+        let in_place = select(&Selection {
+            writes: vec![Write::InPlace],
+            ..groups(&[])
+        })
+        .unwrap();
+        assert_eq!(in_place.len(), 4);
     }
 }
