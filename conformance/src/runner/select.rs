@@ -35,6 +35,25 @@ impl IdPattern {
         }
     }
 
+    /// The one id this pattern matches, when it is a glob without wildcards (an entry of a
+    /// baseline written by `--write-xfail`), so that a list of them is looked up, not scanned.
+    ///
+    /// ```
+    /// use bcast_conformance::runner::select::IdPattern;
+    /// assert_eq!(IdPattern::parse("expand/s1/3").unwrap().exact(), Some("expand/s1/3"));
+    /// for p in ["expand/*", "expand/s1/?", "a[12]", "{a,b}", "re:^a$", "a\\*"] {
+    ///     assert_eq!(IdPattern::parse(p).unwrap().exact(), None, "{p}");
+    /// }
+    /// ```
+    pub fn exact(&self) -> Option<&str> {
+        match self {
+            IdPattern::Glob(text, _) if !text.contains(['*', '?', '[', ']', '{', '}', '\\']) => {
+                Some(text)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether `id` matches (a glob matches the whole id; a regex anywhere unless anchored).
     pub fn matches(&self, id: &str) -> bool {
         match self {

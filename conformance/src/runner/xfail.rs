@@ -13,6 +13,7 @@ use super::suite::{Status, SuiteResult};
 use super::Verdict;
 use crate::backend::{FailureKind, Level};
 use crate::case::LoadedCase;
+use std::collections::HashMap;
 use std::fmt;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -189,6 +190,11 @@ pub struct Review<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct XfailList {
     entries: Vec<XfailEntry>,
+    /// The entries (indices into `entries`) whose pattern is one id, by that id: a baseline
+    /// of thousands of ids is looked up, not scanned, for each of a run's cases.
+    exact: HashMap<String, Vec<usize>>,
+    /// The other entries (wildcards, regular expressions), tried one by one.
+    wildcards: Vec<usize>,
 }
 
 impl XfailList {
@@ -219,7 +225,30 @@ impl XfailList {
                 line: n + 1,
             });
         }
-        Ok(XfailList { entries })
+        let mut list = XfailList {
+            entries,
+            ..XfailList::default()
+        };
+        for (i, entry) in list.entries.iter().enumerate() {
+            match entry.pattern.exact() {
+                Some(id) => list.exact.entry(id.to_string()).or_default().push(i),
+                None => list.wildcards.push(i),
+            }
+        }
+        Ok(list)
+    }
+
+    /// The entries that list `id`, as indices in file order.
+    fn listing(&self, id: &str) -> Vec<usize> {
+        let mut found = self.exact.get(id).cloned().unwrap_or_default();
+        found.extend(
+            self.wildcards
+                .iter()
+                .copied()
+                .filter(|&i| self.entries[i].pattern.matches(id)),
+        );
+        found.sort_unstable();
+        found
     }
 
     /// Reads and parses a file.
@@ -245,7 +274,7 @@ impl XfailList {
 
     /// Whether some entry lists the case, whatever reason it pins.
     pub fn expects_failure(&self, id: &str) -> bool {
-        self.entries.iter().any(|e| e.pattern.matches(id))
+        !self.listing(id).is_empty()
     }
 
     /// How the list takes the case `id` that ended with `verdict`: a case that failed counts as
@@ -264,9 +293,9 @@ impl XfailList {
     /// ```
     pub fn judge(&self, id: &str, verdict: &Verdict) -> Judgement {
         let listing: Vec<&XfailEntry> = self
-            .entries
-            .iter()
-            .filter(|e| e.pattern.matches(id))
+            .listing(id)
+            .into_iter()
+            .map(|i| &self.entries[i])
             .collect();
         if listing.is_empty() {
             return Judgement::NotListed;
@@ -291,24 +320,31 @@ impl XfailList {
     /// let list = XfailList::parse("expand/s1/3\nexpand/s9/*\n").unwrap();
     /// assert_eq!(list.unmatched(["expand/s1/3", "add/1"]), ["expand/s9/*"]);
     /// ```
-    pub fn unmatched<'a>(&self, ids: impl IntoIterator<Item = &'a str> + Clone) -> Vec<String> {
+    pub fn unmatched<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut matched = vec![false; self.entries.len()];
+        for id in ids {
+            for i in self.listing(id) {
+                matched[i] = true;
+            }
+        }
         self.entries
             .iter()
-            .filter(|e| !ids.clone().into_iter().any(|id| e.pattern.matches(id)))
-            .map(|e| e.pattern.to_string())
+            .zip(matched)
+            .filter(|(_, m)| !m)
+            .map(|(e, _)| e.pattern.to_string())
             .collect()
     }
 
     /// Sorts the entries by what the run says of them (see [`Review`]).
     pub fn review<'a>(&'a self, result: &SuiteResult) -> Review<'a> {
         let mut review = Review::default();
-        for entry in &self.entries {
-            let judged: Vec<&Verdict> = result
-                .entries
-                .iter()
-                .filter(|e| e.status != Status::Skip && entry.pattern.matches(&e.report.id))
-                .map(|e| &e.report.verdict)
-                .collect();
+        let mut verdicts: Vec<Vec<&Verdict>> = vec![Vec::new(); self.entries.len()];
+        for e in result.entries.iter().filter(|e| e.status != Status::Skip) {
+            for i in self.listing(&e.report.id) {
+                verdicts[i].push(&e.report.verdict);
+            }
+        }
+        for (entry, judged) in self.entries.iter().zip(verdicts) {
             if judged.is_empty() {
                 review.unjudged.push(entry);
             } else if judged.iter().any(|v| entry.holds_for(v)) {
