@@ -2,7 +2,9 @@
 //! embedded corpus from any directory; `bcast --version` names it; `bcast corpus export` writes
 //! it out.
 
+use bcast_case::read_header;
 use bcast_conformance::case::{load_dir, load_file};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -31,11 +33,20 @@ fn stderr(o: &Output) -> String {
 fn the_version_names_the_corpus_read_from_its_files() {
     let empty = tempfile::tempdir().unwrap();
     let cases = load_dir(&repo().join("fixtures")).unwrap();
-    let torch: std::collections::BTreeSet<&str> = cases
+    let torch: BTreeSet<&str> = cases
         .iter()
         .map(|c| c.torch_version.as_deref().unwrap())
         .collect();
     assert_eq!(torch.len(), 1, "{torch:?}");
+    let files: BTreeSet<&Path> = cases.iter().map(|c| c.file.as_path()).collect();
+    let schemas: BTreeSet<String> = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            read_header(f, &text).unwrap().schema.to_string()
+        })
+        .collect();
+    let schemas: Vec<String> = schemas.into_iter().collect();
     for flag in ["--version", "-V"] {
         let out = bcast_in(empty.path(), &[flag]);
         assert!(out.status.success(), "{}", stderr(&out));
@@ -47,10 +58,19 @@ fn the_version_names_the_corpus_read_from_its_files() {
         );
         let corpus = lines.next().unwrap_or_default();
         assert!(
-            corpus.starts_with(&format!("corpus: {} cases in ", cases.len())),
+            corpus.starts_with(&format!(
+                "corpus: {} cases in {} files ",
+                cases.len(),
+                files.len()
+            )),
             "{text}"
         );
-        assert!(corpus.contains("(schema 1 and 2)"), "{text}");
+        let schema = match schemas.split_last() {
+            Some((last, [])) => format!("(schema {last})"),
+            Some((last, rest)) => format!("(schema {} and {last})", rest.join(", ")),
+            None => unreachable!("the corpus has files"),
+        };
+        assert!(corpus.contains(&schema), "{text}");
         let labelled = format!("labelled by torch {}; ", torch.first().unwrap());
         assert!(corpus.contains(&labelled), "{text}");
     }
