@@ -4,7 +4,7 @@
 use crate::paths::{check_outputs, Named};
 use bcast_conformance::backend::registry::{open_backend, AdapterLimits};
 use bcast_conformance::backend::{Capabilities, Level};
-use bcast_conformance::case::{load_paths, LoadedCase};
+use bcast_conformance::case::LoadedCase;
 use bcast_conformance::report::json::json_report;
 use bcast_conformance::report::junit::junit_xml;
 use bcast_conformance::report::summary::{level_line, summary_line, summary_table};
@@ -25,7 +25,8 @@ use std::time::Duration;
 /// Arguments of `bcast run`.
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
-    /// Fixture files or directories (default: fixtures/).
+    /// Fixture files or directories (default: the corpus embedded in the binary, which is
+    /// the repository's fixtures/ as it was built; `bcast corpus export DIR` writes it out).
     pub paths: Vec<PathBuf>,
     /// Only cases of this op (`torch.add`, `Tensor.expand`, ...); repeatable.
     #[arg(long = "op", value_name = "FN")]
@@ -115,13 +116,8 @@ pub enum FailureFormat {
 /// patterns with `--strict-xfail`), on a run that stopped early and on one in which the
 /// backend ran no case; 2 when the run cannot start (no case selected included).
 pub fn run(args: RunArgs) -> Result<ExitCode, String> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("fixtures")]
-    } else {
-        args.paths.clone()
-    };
     let outputs = outputs(&args);
-    check_outputs_are_not_inputs(&args, &paths, &outputs)?;
+    check_outputs_are_not_inputs(&args, &args.paths, &outputs)?;
     for (_, report) in &outputs {
         check_writable(report)?;
     }
@@ -172,7 +168,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         },
         deadline,
     };
-    let mut cases = load_paths(&paths).map_err(|e| e.to_string())?;
+    let (mut cases, source) = crate::corpus::load(&args.paths)?;
     let loaded = cases.len();
     // Stale: an entry that lists no case of the fixtures read. One whose cases are left out by
     // the filters or --shard is not judged by this run, as --write-xfail keeps it.
@@ -190,13 +186,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         );
     }
     if cases.is_empty() {
-        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let why = if loaded == 0 {
-            format!("no fixture case in {}", shown.join(", "))
+            format!("no fixture case in {source}")
         } else {
             format!(
-                "none of the {loaded} cases in {} matches the filters (--op, --tag, --id)",
-                shown.join(", ")
+                "none of the {loaded} cases in {source} matches the filters (--op, --tag, --id)"
             )
         };
         if !args.allow_empty {

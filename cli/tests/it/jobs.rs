@@ -208,3 +208,41 @@ fn shards_are_disjoint_and_cover_the_selection() {
     let zero = bcast(&["run", &fixture, "--jobs", "0"]);
     assert_eq!(zero.status.code(), Some(2));
 }
+
+#[test]
+fn a_baseline_of_the_whole_run_holds_in_every_shard_under_strict_xfail() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = numel_fixture(dir.path(), 8).display().to_string();
+    let baseline = dir.path().join("xfail.txt").display().to_string();
+    let out = bcast(&["run", &fixture, "--quiet", "--write-xfail", &baseline]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let entries = std::fs::read_to_string(&baseline).unwrap();
+    assert_eq!(entries.lines().filter(|l| !l.starts_with('#')).count(), 6);
+    // Each part holds some of the baseline's cases only; the others' entries are not stale.
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let args = [
+            "run", &fixture, "--quiet", "--shard", &shard, "--xfail", &baseline,
+        ];
+        let out = bcast(&[&args[..], &["--strict-xfail"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{shard}: {}", stderr(&out));
+    }
+    // A pattern that matches no case of the selection at all still fails a strict run.
+    std::fs::write(&baseline, entries + "nothing/*\n").unwrap();
+    let out = bcast(&[
+        "run",
+        &fixture,
+        "--quiet",
+        "--shard",
+        "1/3",
+        "--xfail",
+        &baseline,
+        "--strict-xfail",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("FAIL: the xfail pattern \"nothing/*\" matches no case"),
+        "{}",
+        stderr(&out)
+    );
+}
