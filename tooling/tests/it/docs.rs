@@ -64,10 +64,7 @@ fn path_spans(text: &str) -> Vec<String> {
 /// tail of a path.
 fn resolves(tree: &BTreeSet<String>, reference: &str) -> bool {
     let reference = reference.trim_start_matches("./");
-    tree.contains(reference)
-        || tree
-            .iter()
-            .any(|p| p.ends_with(&format!("/{reference}")))
+    tree.contains(reference) || tree.iter().any(|p| p.ends_with(&format!("/{reference}")))
 }
 
 #[test]

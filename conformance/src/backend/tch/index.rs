@@ -24,9 +24,15 @@ fn raise(kind: &str, message: String) -> Result<Tensor, TchCallError> {
 }
 
 /// `x[items]`: a single item takes Python's single-index path (`x[item]`), which differs from
-/// the tuple path only on a 0-d tensor.
+/// the tuple path on a 0-d tensor, and in that a single slice is always `slice` (the tuple
+/// path's whole-dim shortcut returns the tensor itself, as `alias`): the two give the same
+/// view, but not the same backward (`SliceBackward0` against `AliasBackward0`).
 fn index(x: &Tensor, items: &[IndexItem]) -> Result<Tensor, TchCallError> {
     let ndim = x.dim() as i64;
+    if let ([IndexItem::Slice([start, stop, step])], 1..) = (items, ndim) {
+        let step = slice_step(*step)?;
+        return Ok(x.f_slice(0, *start, *stop, step)?);
+    }
     if let ([item], 0) = (items, ndim) {
         match *item {
             // Any index but 0 makes torch read the size of a dim that does not exist, which it
@@ -58,24 +64,40 @@ fn index(x: &Tensor, items: &[IndexItem]) -> Result<Tensor, TchCallError> {
     }
     let mut result = x.shallow_clone();
     let mut dim = 0i64;
+    // Whether some item made a new view (a whole-dim slice and `...` leave the tensor as is).
+    let mut viewed = false;
     for (real_dim, item) in items.iter().enumerate() {
         result = match *item {
-            IndexItem::Int(i) => select(&result, dim, i, real_dim)?,
+            IndexItem::Int(i) => {
+                viewed = true;
+                select(&result, dim, i, real_dim)?
+            }
             IndexItem::Slice([start, stop, step]) => {
                 let r = slice(&result, dim, start, stop, step)?;
                 dim += 1;
-                r
+                match r {
+                    Some(r) => {
+                        viewed = true;
+                        r
+                    }
+                    None => result,
+                }
             }
             IndexItem::Ellipsis(()) => {
                 dim += ndim - specified;
                 result
             }
             IndexItem::None(()) => {
+                viewed = true;
                 let r = result.f_unsqueeze(dim)?;
                 dim += 1;
                 r
             }
         };
+    }
+    // `get_item` returns `alias(self)` where slicing left the tensor as it was.
+    if !viewed {
+        return Ok(x.f_alias()?);
     }
     Ok(result)
 }
@@ -106,23 +128,23 @@ fn select(t: &Tensor, dim: i64, index: i64, real_dim: usize) -> Result<Tensor, T
     Ok(t.f_select(dim, index)?)
 }
 
-/// Python's slice unpacking, then `applySlice` (a slice that keeps the whole dim is the
-/// tensor itself).
+/// Python's slice unpacking, then `applySlice`: `None` for a slice that keeps the whole dim
+/// (the tensor itself).
 fn slice(
     t: &Tensor,
     dim: i64,
     start: Option<i64>,
     stop: Option<i64>,
     step: Option<i64>,
-) -> Result<Tensor, TchCallError> {
+) -> Result<Option<Tensor>, TchCallError> {
     let step = slice_step(step)?;
     let start = start.unwrap_or(0);
     let stop = stop.unwrap_or(i64::MAX);
     let length = t.size().get(dim as usize).copied().unwrap_or(0);
     if start == 0 && length <= stop && step == 1 {
-        return Ok(t.shallow_clone());
+        return Ok(None);
     }
-    Ok(t.f_slice(dim, start, stop, step)?)
+    Ok(Some(t.f_slice(dim, start, stop, step)?))
 }
 
 /// Python's checks on a slice's step: 1 when omitted, never 0 or negative.

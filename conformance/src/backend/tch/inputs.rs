@@ -16,6 +16,21 @@ pub struct TchInputs {
     pub tensors: BTreeMap<String, Tensor>,
 }
 
+impl TchInputs {
+    /// Another handle on the same storages and views (no data copied).
+    pub fn shallow_clone(&self) -> TchInputs {
+        let shallow = |m: &BTreeMap<String, Tensor>| -> BTreeMap<String, Tensor> {
+            m.iter()
+                .map(|(k, t)| (k.clone(), t.shallow_clone()))
+                .collect()
+        };
+        TchInputs {
+            storages: shallow(&self.storages),
+            tensors: shallow(&self.tensors),
+        }
+    }
+}
+
 impl TensorLookup for TchInputs {
     type Tensor = Tensor;
     fn fetch(&self, name: &str) -> Option<Tensor> {

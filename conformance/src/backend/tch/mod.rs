@@ -42,6 +42,7 @@
 mod describe;
 mod elementwise;
 mod error;
+mod grad;
 mod index;
 mod inputs;
 mod linalg;
@@ -62,7 +63,7 @@ use super::{Backend, BackendFailure, Capabilities, FailureKind};
 use crate::case::{Arg, Call, Case, ErrorOutcome, Num, OkOutcome, Outcome};
 use crate::ops::{Family, Op};
 use bcast_case::reflect::Body;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tch::{TchError, Tensor};
 
@@ -175,17 +176,8 @@ fn reflected(case: &Case, inputs: &TchInputs, body: Result<Body, ()>) -> CallRes
                     if let Some(spec) = case.tensors.get(name) {
                         product.tensors.insert(temp.clone(), spec.clone());
                     }
-                    let shallow = |m: &BTreeMap<String, Tensor>| {
-                        m.iter()
-                            .map(|(k, t)| (k.clone(), t.shallow_clone()))
-                            .collect::<BTreeMap<_, _>>()
-                    };
-                    let mut tensors = shallow(&inputs.tensors);
-                    tensors.insert(temp, r);
-                    let inputs = TchInputs {
-                        storages: shallow(&inputs.storages),
-                        tensors,
-                    };
+                    let mut inputs = inputs.shallow_clone();
+                    inputs.tensors.insert(temp, r);
                     interpret_call(&product, &inputs)
                 }
                 _ => unsupported("reciprocal returned no tensor"),
@@ -303,9 +295,17 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
     check_throw_hook().map_err(BackendFailure::bad_input)?;
     shim::quiet();
     let inputs = TchInputs::build(case)?;
+    shim::reset_exception_class();
+    let (call_inputs, leaves) = match &case.grad {
+        None => (inputs.shallow_clone(), None),
+        Some(spec) => match grad::make_leaves(spec, &inputs)? {
+            Ok((call_inputs, leaves)) => (call_inputs, Some(leaves)),
+            Err(staged) => return Ok(Outcome::Error(staged)),
+        },
+    };
     let before = inputs.snapshot().map_err(failure)?;
     shim::reset_exception_class();
-    let value = match interpret(case, &inputs) {
+    let value = match interpret(case, &call_inputs) {
         Ok(value) => value,
         Err(TchCallError::Torch(e)) => {
             return match python_error(&e) {
@@ -344,13 +344,17 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
         .iter()
         .any(|(name, v)| before.get(name).is_none_or(|b| !python_equal(b, v)));
     let storages = (call_writes(case) || changed).then_some(after);
-    Ok(Outcome::Ok(OkOutcome {
+    let mut ok = OkOutcome {
         result,
         storages,
         warnings: None,
         grads: None,
         backward_error: None,
-    }))
+    };
+    if let (Some(spec), Some(leaves)) = (&case.grad, &leaves) {
+        grad::backward(spec, &value, &inputs, leaves, &mut ok)?;
+    }
+    Ok(Outcome::Ok(ok))
 }
 
 /// Python's `==` on two lists of encoded values (NaN is encoded as the string "nan", so it

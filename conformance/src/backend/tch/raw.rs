@@ -79,7 +79,7 @@ pub fn call(f: impl FnOnce(*mut *mut C_tensor)) -> Result<Tensor, TchError> {
 }
 
 /// The error libtch's (or the shim's) last call on this thread left, if any, cleared.
-fn take_last_error() -> Option<TchError> {
+pub(super) fn take_last_error() -> Option<TchError> {
     // SAFETY: libtch hands over a malloc'ed message (or null), which is freed here once.
     unsafe {
         let err = torch_sys::get_and_reset_last_err();

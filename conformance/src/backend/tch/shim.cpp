@@ -7,6 +7,8 @@
 //    interposes `__cxa_throw`: every throw records which Python class torch's bindings would
 //    raise for it (the order of CATCH_CORE_ERRORS in torch/csrc/Exceptions.h);
 //  - quiet: no warnings on stderr, no stack frames collected for errors;
+//  - `clone()` and `torch.autograd.grad(outputs, inputs, grad_outputs, allow_unused=True)`
+//    for the cases with gradients (tch's `run_backward` takes no upstream gradients);
 //  - `add`/`sub`/`rsub` with `alpha=`, `addcmul`/`addcdiv` with `value=` and `clamp` with
 //    one number bound (tch's generated wrappers drop or require these), and the Scalar Python
 //    makes of a 0-d tensor.
@@ -16,6 +18,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Logging.h>
+#include <torch/csrc/autograd/autograd.h>
 #include <torch/headeronly/version.h>
 
 #include <atomic>
@@ -183,6 +186,38 @@ void bcast_tch_addc(at::Tensor** result, int div, at::Tensor* self, at::Tensor* 
       r = div ? at::addcdiv(*self, *t1, *t2, *value) : at::addcmul(*self, *t1, *t2, *value);
     }
     result[0] = new at::Tensor(r);
+  } catch (const std::exception& e) {
+    torch_last_err = strdup(e.what());
+  }
+}
+
+// `self.clone()`, as Python calls it (the memory format preserved), into `result[0]`; errors as
+// for `bcast_tch_add_alpha`.
+void bcast_tch_clone(at::Tensor** result, const at::Tensor* self) {
+  try {
+    result[0] = new at::Tensor(self->clone());
+  } catch (const std::exception& e) {
+    torch_last_err = strdup(e.what());
+  }
+}
+
+// `torch.autograd.grad(outputs, inputs, grad_outputs, allow_unused=True)`: writes a new handle
+// for the gradient of each of the `n_inputs` inputs to `grads[i]`, or null where it is
+// undefined (an input the outputs do not depend on); or sets libtch's error slot.
+void bcast_tch_autograd_grad(at::Tensor** outputs, at::Tensor** grad_outputs, int n_outputs,
+                             at::Tensor** inputs, int n_inputs, at::Tensor** grads) {
+  try {
+    std::vector<at::Tensor> outs, upstream, leaves;
+    for (int i = 0; i < n_outputs; ++i) {
+      outs.push_back(*outputs[i]);
+      upstream.push_back(*grad_outputs[i]);
+    }
+    for (int i = 0; i < n_inputs; ++i) leaves.push_back(*inputs[i]);
+    auto got = torch::autograd::grad(outs, leaves, upstream, /*retain_graph=*/std::nullopt,
+                                     /*create_graph=*/false, /*allow_unused=*/true);
+    for (int i = 0; i < n_inputs; ++i) {
+      grads[i] = got[i].defined() ? new at::Tensor(got[i]) : nullptr;
+    }
   } catch (const std::exception& e) {
     torch_last_err = strdup(e.what());
   }

@@ -29,6 +29,15 @@ mod ffi {
             out: *mut c_void,
         );
         pub fn bcast_tch_item_scalar(t: *const c_void) -> *mut c_void;
+        pub fn bcast_tch_clone(result: *mut *mut c_void, t: *const c_void);
+        pub fn bcast_tch_autograd_grad(
+            outputs: *const *mut c_void,
+            grad_outputs: *const *mut c_void,
+            n_outputs: c_int,
+            inputs: *const *mut c_void,
+            n_inputs: c_int,
+            grads: *mut *mut c_void,
+        );
         pub fn bcast_tch_clamp(
             result: *mut *mut c_void,
             this: *mut c_void,
@@ -238,6 +247,54 @@ pub fn addc(
 /// The caller owns a non-null result and must free it exactly once.
 pub unsafe fn item_scalar(t: &Tensor) -> *mut torch_sys::C_scalar {
     ffi::bcast_tch_item_scalar(t.as_ptr() as *const c_void) as *mut torch_sys::C_scalar
+}
+
+/// `t.clone()`, as Python calls it; the error is libtorch's.
+pub fn clone(t: &Tensor) -> Result<Tensor, tch::TchError> {
+    super::raw::call(|result| {
+        // SAFETY: a live `at::Tensor*`; the shim writes a new handle to `result[0]` or sets
+        // libtch's error slot.
+        unsafe { ffi::bcast_tch_clone(result as *mut *mut c_void, t.as_ptr() as *const c_void) }
+    })
+}
+
+/// `torch.autograd.grad(outputs, inputs, upstream, allow_unused=True)`: each input's
+/// gradient, `None` where the outputs do not depend on it; the error is libtorch's.
+pub fn autograd_grad(
+    outputs: &[(&Tensor, &Tensor)],
+    inputs: &[&Tensor],
+) -> Result<Vec<Option<Tensor>>, tch::TchError> {
+    let handles = |ts: &mut dyn Iterator<Item = &Tensor>| -> Vec<*mut c_void> {
+        ts.map(|t| t.as_ptr() as *mut c_void).collect()
+    };
+    let outs = handles(&mut outputs.iter().map(|(o, _)| *o));
+    let upstream = handles(&mut outputs.iter().map(|(_, g)| *g));
+    let leaves = handles(&mut inputs.iter().copied());
+    let mut grads: Vec<*mut c_void> = vec![std::ptr::null_mut(); inputs.len()];
+    let (n_outputs, n_inputs) = (
+        c_int::try_from(outs.len()).unwrap_or(c_int::MAX),
+        c_int::try_from(leaves.len()).unwrap_or(c_int::MAX),
+    );
+    // SAFETY: live `at::Tensor*` handles, `grads` with room for one handle per input; the
+    // shim writes a new handle (or null) to each, or sets libtch's error slot and writes none.
+    unsafe {
+        ffi::bcast_tch_autograd_grad(
+            outs.as_ptr(),
+            upstream.as_ptr(),
+            n_outputs,
+            leaves.as_ptr(),
+            n_inputs,
+            grads.as_mut_ptr(),
+        )
+    };
+    if let Some(e) = super::raw::take_last_error() {
+        return Err(e);
+    }
+    // SAFETY: each non-null handle is a new `at::Tensor*` this call owns.
+    Ok(grads
+        .into_iter()
+        .map(|p| (!p.is_null()).then(|| unsafe { Tensor::from_ptr(p as *mut torch_sys::C_tensor) }))
+        .collect())
 }
 
 /// The version of the libtorch this binary links ("2.13.0").
