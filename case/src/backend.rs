@@ -43,8 +43,11 @@ pub struct Capabilities {
 
 /// What a backend declines although it claims the op: cases that need one of these are
 /// skipped with the reason, never failed. JSON: `"declines": {"forms": ["in_place"],
-/// "kwargs": ["out", "alpha"], "python_numbers": true, "strided_inputs": true}`, every field
-/// optional.
+/// "kwargs": ["out", "alpha"], "python_numbers": true, "strided_inputs": true,
+/// "max_input_elements": 16777216, "stride_dependent": true, "huge_results": true}`, every
+/// field optional. A declined keyword matches however the call passes it (by keyword, by
+/// position, under a NumPy spelling), as torch's parser binds it; a name that is no
+/// parameter's is refused.
 ///
 /// ```
 /// use bcast_case::{Capabilities, Case};
@@ -53,7 +56,7 @@ pub struct Capabilities {
 /// let case: Case = serde_json::from_str(r#"{"id": "c", "storages": {"s": {"dtype": "float32",
 ///     "values": [1.0]}}, "tensors": {"t": {"storage": "s", "shape": [1], "strides": [1]}},
 ///     "call": {"fn": "torch.add", "args": [{"tensor": "t"}, {"int": 2}]}}"#).unwrap();
-/// assert_eq!(caps.declined(&case).unwrap(), "declines Python-number operands (argument 2)");
+/// assert_eq!(caps.declined(&case).unwrap(), "declines Python-number operands (argument other)");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,17 +65,36 @@ pub struct Declines {
     /// `in_place` (`Tensor.X_`), `getitem`.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub forms: BTreeSet<String>,
-    /// Keywords it does not take (`out`, `alpha`, `dtype`, `dim`, `keepdim`, ...).
+    /// Parameters it does not take (`out`, `alpha`, `dtype`, `dim`, `keepdim`, ...), however
+    /// they are passed.
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub kwargs: BTreeSet<String>,
-    /// Python numbers standing for a tensor operand of an element-wise op (`torch.add(t, 2)`).
+    /// Python numbers standing for an operand of an element-wise op (`torch.add(t, 2)`,
+    /// `torch.add(t, other=2)`): a number given to a parameter that may be given by position.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub python_numbers: bool,
     /// Input tensors that are not plain row-major views from the storage's start (transposed,
     /// expanded, sliced or offset views).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub strided_inputs: bool,
+    /// Input views of more elements than this (a library that copies each view into dense
+    /// memory cannot build a stride-0 view of 2^61 elements).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_input_elements: Option<u64>,
+    /// Cases whose outcome depends on the inputs' strides, not only on their values: a
+    /// [`STRIDE_DEPENDENT_OPS`] op given a strided input (`Tensor.view` of a transposed view
+    /// raises), and a write (in place, `out=`) into a view whose elements overlap.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stride_dependent: bool,
+    /// Cases tagged `huge-result` (a result of more than 2^32 elements).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub huge_results: bool,
 }
+
+/// The ops whose outcome depends on their input's strides and storage, not only on its values
+/// (by base name): `view` succeeds only where the strides allow it, `as_strided` reads the
+/// storage under the view.
+pub const STRIDE_DEPENDENT_OPS: [&str; 2] = ["view", "as_strided"];
 
 impl Declines {
     /// The form names of `forms`.
@@ -134,6 +156,17 @@ impl TryFrom<CapabilitiesClaim> for Capabilities {
             })?;
             levels.insert(level);
         }
+        if let Some(kw) = claim
+            .declines
+            .kwargs
+            .iter()
+            .find(|k| !crate::pyargs::is_parameter_name(k))
+        {
+            return Err(format!(
+                "capabilities.declines.kwargs: unknown keyword {kw:?} (no op of the catalogue \
+                 has a parameter of that name; see OPS.md)"
+            ));
+        }
         if let Some(form) = claim
             .declines
             .forms
@@ -175,35 +208,50 @@ impl Capabilities {
                 return Some(format!("declines the {} form", Declines::form_name(form)));
             }
         }
-        if let Some(kw) = call.kwargs.keys().find(|k| d.kwargs.contains(*k)) {
-            return Some(format!("declines the keyword {kw}="));
+        if !d.kwargs.is_empty() {
+            let declined: BTreeSet<&str> = d
+                .kwargs
+                .iter()
+                .map(|k| crate::pyargs::parameter_of_keyword(k))
+                .collect();
+            let passed = crate::pyargs::passed_parameters(case);
+            if let Some(kw) = passed.iter().find(|p| declined.contains(p.as_str())) {
+                return Some(format!("declines the keyword {kw}="));
+            }
         }
         let elementwise = op.is_some_and(|(op, _)| op.family.is_elementwise());
         if d.python_numbers && elementwise {
-            let number = |a: &Arg| {
-                matches!(
-                    a,
-                    Arg::Int(_) | Arg::Float(_) | Arg::Bool(_) | Arg::Complex(_)
-                )
-            };
-            if let Some(i) = call.args.iter().position(number) {
+            if let Some(which) = python_number_operand(case) {
+                return Some(format!("declines Python-number operands ({which})"));
+            }
+        }
+        if d.huge_results && case.tags.iter().any(|t| t == crate::HUGE_RESULT_TAG) {
+            return Some(format!(
+                "declines huge results (tag {})",
+                crate::HUGE_RESULT_TAG
+            ));
+        }
+        if let Some(max) = d.max_input_elements {
+            let big = case.tensors.iter().find_map(|(name, t)| {
+                let numel = t
+                    .shape
+                    .iter()
+                    .fold(1u128, |n, &s| n.saturating_mul(s as u128));
+                (numel > u128::from(max)).then_some((name, numel))
+            });
+            if let Some((name, numel)) = big {
                 return Some(format!(
-                    "declines Python-number operands (argument {})",
-                    i + 1
+                    "declines inputs of more than {max} elements (tensor {name}: {numel})"
                 ));
             }
         }
+        if d.stride_dependent {
+            if let Some(why) = stride_dependent(case) {
+                return Some(format!("declines stride-dependent outcomes ({why})"));
+            }
+        }
         if d.strided_inputs {
-            let plain = |t: &crate::TensorSpec| {
-                let mut expected = 1;
-                let row_major = t.shape.iter().zip(&t.strides).rev().all(|(&n, &s)| {
-                    let ok = n <= 1 || s == expected;
-                    expected *= n.max(1);
-                    ok
-                });
-                t.offset == 0 && row_major
-            };
-            if let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain(t)) {
+            if let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain_view(t)) {
                 return Some(format!("declines strided inputs (tensor {name})"));
             }
         }
@@ -219,6 +267,76 @@ impl Capabilities {
     pub fn claims_dtype(&self, dtype: &str) -> bool {
         self.dtypes.contains(dtype)
     }
+}
+
+/// Whether a view is row-major from its storage's start (sizes 0 and 1 take any stride).
+fn plain_view(t: &crate::TensorSpec) -> bool {
+    let mut expected = 1;
+    let row_major = t.shape.iter().zip(&t.strides).rev().all(|(&n, &s)| {
+        let ok = n <= 1 || s == expected;
+        expected *= n.max(1);
+        ok
+    });
+    t.offset == 0 && row_major
+}
+
+/// Which argument of the call is a Python number standing for an operand, if one is: a
+/// number bound to a parameter that may be given by position, however it was given
+/// (`other=2` too); where torch's parser has no binding for the call, a positional number.
+fn python_number_operand(case: &Case) -> Option<String> {
+    let number = |a: &Arg| {
+        matches!(
+            a,
+            Arg::Int(_) | Arg::Float(_) | Arg::Bool(_) | Arg::Complex(_)
+        )
+    };
+    let call = &case.call;
+    if let Ok(Some(accepted)) = crate::pyargs::check_call(case) {
+        let first = usize::from(call.fn_.starts_with("Tensor."));
+        let params = accepted
+            .binding
+            .params
+            .iter()
+            .zip(&accepted.signature.params);
+        return params
+            .filter(|(_, p)| !p.keyword_only)
+            .find_map(|((name, source), _)| {
+                let value = match source {
+                    crate::pyargs::Source::Positional(i) => call.args.get(first + i),
+                    crate::pyargs::Source::Keyword(k) => call.kwargs.get(k),
+                    _ => None,
+                };
+                value
+                    .filter(|a| number(a))
+                    .map(|_| format!("argument {name}"))
+            });
+    }
+    let i = call.args.iter().position(number)?;
+    Some(format!("argument {}", i + 1))
+}
+
+/// Why a case's outcome depends on its inputs' strides, if it does (see
+/// [`Declines::stride_dependent`]).
+fn stride_dependent(case: &Case) -> Option<String> {
+    let call = &case.call;
+    let (op, form) = lookup(&call.fn_)?;
+    if STRIDE_DEPENDENT_OPS.contains(&op.name) {
+        if let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain_view(t)) {
+            return Some(format!("{} of the strided view {name}", call.fn_));
+        }
+    }
+    let written = match (form, call.kwargs.get("out"), call.args.first()) {
+        (_, Some(Arg::Tensor(out)), _) => Some(out),
+        (Form::InPlace, _, Some(Arg::Tensor(this))) => Some(this),
+        _ => None,
+    }?;
+    let t = case.tensors.get(written)?;
+    let overlaps = t
+        .shape
+        .iter()
+        .zip(&t.strides)
+        .any(|(&n, &s)| n > 1 && s == 0);
+    overlaps.then(|| format!("a write into {written}, whose elements overlap"))
 }
 
 /// What kind of backend failure happened; a caller branches on it (the runner stops a run

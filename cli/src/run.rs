@@ -435,15 +435,30 @@ fn claim_notes(caps: &Capabilities, wanted: &BTreeSet<Level>, cases: &[LoadedCas
             .filter(|op| !used.contains(op))
             .collect();
         if !unused.is_empty() {
-            notes.push(format!(
-                "the backend claims {} op(s) that no selected case calls: {}",
-                unused.len(),
-                bcast_conformance::quote::clip_text(&unused.join(", "))
-            ));
+            notes.push(unused_ops_note(&unused));
         }
     }
     notes
 }
+
+/// The note on claimed ops that no selected case calls: the first [`UNUSED_OPS_SHOWN`] by
+/// name, then how many more (a run over part of the corpus leaves most ops out).
+fn unused_ops_note(unused: &[&str]) -> String {
+    let shown = unused[..unused.len().min(UNUSED_OPS_SHOWN)].join(", ");
+    let more = unused.len().saturating_sub(UNUSED_OPS_SHOWN);
+    let rest = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "the backend claims {} op(s) that no selected case calls: {shown}{rest}",
+        unused.len()
+    )
+}
+
+/// How many unused claimed ops [`unused_ops_note`] names.
+const UNUSED_OPS_SHOWN: usize = 8;
 
 /// The skip reasons of a run, most frequent first: `op torch.add not claimed: 12, ...`.
 fn skip_reasons(result: &SuiteResult) -> String {

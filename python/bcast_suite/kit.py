@@ -97,6 +97,39 @@ def plain_arg(arg, tensors):
     raise FixtureError(f"unknown argument kind {key!r}")
 
 
+class BoundCall:
+    """The call as torch's parser binds it, read from the case's `bound` (PROTOCOL.md, "The bound
+    call"): `signature`, the parser signature it matched; `args`, {parameter name: value} for
+    every parameter in the signature's order (a method's `self` first), each the value the call
+    gave, however it gave it (by keyword, by position, under a NumPy spelling such as `axis`), or
+    the parameter's default."""
+
+    def __init__(self, signature, args):
+        self.signature = signature
+        self.args = args
+
+
+def bound_call(case, decode=None):
+    """The case's BoundCall, each argument object decoded by decode(arg) (as sent when None),
+    or None where the runner sent no binding: the op has no generated parser (getitem,
+    torch.broadcast_tensors, Tensor.size, ...) or torch's parser refuses the call. The binding
+    is the runner's (bcast_case::pyargs); this only reads it.
+
+    >>> case = {"call": {"fn": "torch.add", "args": [{"tensor": "x"}, {"int": 2}, {"tensor": "y"}]},
+    ...         "bound": {"signature": "add(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|deprecated",
+    ...                   "args": {"input": {"tensor": "x"}, "alpha": {"int": 2}, "other": {"tensor": "y"}}}}
+    >>> bound_call(case, lambda a: plain_arg(a, {"x": "X", "y": "Y"})).args
+    {'input': 'X', 'alpha': 2, 'other': 'Y'}
+    >>> bound_call({"call": {"fn": "getitem"}, "bound": None}) is None
+    True
+    """
+    spec = case.get("bound")
+    if spec is None:
+        return None
+    decode = decode or (lambda arg: arg)
+    return BoundCall(spec["signature"], {name: decode(arg) for name, arg in spec["args"].items()})
+
+
 def writes_storage(case):
     """Whether the call writes into an input: an in-place method (`..._`) or `out=`."""
     return case["call"]["fn"].endswith("_") or "out" in case["call"].get("kwargs", {})

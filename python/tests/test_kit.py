@@ -1,11 +1,13 @@
 """The adapter kit: a case's inputs built from fixture cases, arguments, and outcomes."""
 
+import json
+import os
 import unittest
 
 from bcast_suite import casefmt, kit
 from bcast_suite.fill import fill_values
 
-from .support import fixture_cases
+from .support import HAS_TORCH, fixture_cases, path
 
 ADAPTER_CASES = fixture_cases("conformance", "tests", "data", "adapters.json")
 
@@ -171,3 +173,94 @@ class Outcomes(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+RECORDER = """
+import json, sys
+from bcast_suite import kit
+def run(case):
+    with open(sys.argv[1], "a") as f:
+        f.write(json.dumps(case) + "\\n")
+    raise kit.Unsupported("recorded")
+kit.serve("recorder", {"ops": None, "dtypes": list(kit.DTYPES), "levels": ["shapes"]}, run)
+"""
+
+
+def sent_cases(ids):
+    """The cases as the built bcast sends them to an adapter, by id: the run's adapter records
+    every request's case."""
+    import shlex
+    import subprocess
+    import sys
+    import tempfile
+
+    from .test_ci_recipe import bcast_binary
+
+    with tempfile.TemporaryDirectory() as tmp:
+        script, log = os.path.join(tmp, "recorder.py"), os.path.join(tmp, "cases.jsonl")
+        with open(script, "w") as f:
+            f.write(RECORDER)
+        backend = shlex.join([sys.executable, script, log])
+        env = dict(os.environ, PYTHONPATH=path("python"))
+        id_args = [arg for i in ids for arg in ("--id", i)]
+        run = subprocess.run([bcast_binary(), "run", path("fixtures", "regressions", "pyargs.json"),
+                              path("fixtures", "docs"), "-q", "--backend", backend, *id_args],
+                             cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+        if not os.path.exists(log):
+            raise AssertionError(f"the adapter was sent no case: {run.stdout}{run.stderr}")
+        with open(log) as f:
+            return {c["id"]: c for c in map(json.loads, f)}
+
+
+def _has_bcast():
+    from .test_ci_recipe import bcast_binary
+    return bcast_binary() is not None
+
+
+@unittest.skipUnless(_has_bcast(), "needs the bcast binary (cargo build --release, or BCAST_BIN)")
+class BoundCalls(unittest.TestCase):
+    """The bound call the runner sends beside the call (bcast_case::pyargs binds it) and
+    kit.bound_call, which reads it: every parameter by name, however the case passed it."""
+
+    ALPHA = "regressions/pyargs/add-deprecated-alpha-position"  # torch.add(x, 2, r)
+    AXIS = "regressions/pyargs/sum-numpy-axis"  # torch.sum(x, axis=1, keepdims=True)
+    GETITEM = "docs/004/L67-getitem-c68"  # no generated parser: no binding
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sent = sent_cases([cls.ALPHA, cls.AXIS, cls.GETITEM])
+
+    def test_alpha_by_position_is_bound_as_alpha(self):
+        bound = kit.bound_call(self.sent[self.ALPHA])
+        self.assertEqual(bound.args, {"input": {"tensor": "x"}, "alpha": {"int": 2}, "other": {"tensor": "r"},
+                                      "out": {"none": None}})
+        self.assertEqual(bound.signature, "add(Tensor input, Scalar alpha, Tensor other, *, Tensor out=None)|deprecated")
+
+    def test_numpy_spellings_are_bound_to_their_parameter_and_defaults_filled(self):
+        bound = kit.bound_call(self.sent[self.AXIS])
+        self.assertEqual(bound.args, {"input": {"tensor": "x"}, "dim": {"int": 1}, "keepdim": {"bool": True},
+                                      "dtype": {"none": None}, "out": {"none": None}})
+
+    def test_a_call_without_a_parser_has_no_binding(self):
+        case = self.sent[self.GETITEM]
+        self.assertEqual(case["call"]["fn"], "getitem")
+        self.assertIsNone(kit.bound_call(case))
+
+    @unittest.skipUnless(HAS_TORCH, "needs torch")
+    def test_torch_computes_the_bound_call_as_the_call_as_written(self):
+        import warnings
+
+        import torch
+        for rid in (self.ALPHA, self.AXIS):
+            case = self.sent[rid]
+            _, views = kit.build(case, lambda dtype, values: torch.tensor(values, dtype=getattr(torch, dtype)),
+                                 lambda s, shape, strides, offset: s.as_strided(shape, strides, offset))
+            args = [kit.plain_arg(a, views) for a in case["call"]["args"]]
+            kwargs = {k: kit.plain_arg(a, views) for k, a in case["call"].get("kwargs", {}).items()}
+            bound = kit.bound_call(case, lambda a: kit.plain_arg(a, views)).args
+            fn = getattr(torch, case["call"]["fn"].split(".")[1])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                as_written = fn(*args, **kwargs)
+            as_bound = fn(**bound)
+            self.assertTrue(torch.equal(as_written, as_bound), rid)

@@ -24,14 +24,16 @@
 //! assert!(accepted.canonical.kwargs.is_empty());
 //! ```
 
+mod bound;
 mod invalid;
 mod parse;
 mod signature;
 mod value;
 
+pub use bound::{bound_call, is_parameter_name, passed_parameters, BoundCall};
 pub use invalid::{format_invalid_args, format_invalid_args_checked, MapAt, MAP_AT};
 pub use parse::{parse_call, Binding, Source};
-pub use signature::{Param, ParamType, Signature};
+pub use signature::{parameter_of_keyword, Param, ParamType, Signature};
 pub use value::PyValue;
 
 use crate::{Arg, Call, Case};

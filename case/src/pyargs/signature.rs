@@ -124,17 +124,37 @@ pub struct Param {
     pub numbers_as_tensors: bool,
 }
 
+/// The NumPy spellings torch's parser also accepts for a keyword (`axis` for `dim`), by
+/// parameter name.
+const NUMPY_SPELLINGS: [(&str, &[&str]); 4] = [
+    ("dim", &["axis"]),
+    ("keepdim", &["keepdims"]),
+    ("input", &["x", "a", "x1"]),
+    ("other", &["x2"]),
+];
+
 impl Param {
     /// The NumPy spellings torch also accepts for this keyword (`axis` for `dim`).
     pub fn numpy_names(&self) -> &'static [&'static str] {
-        match self.name.as_str() {
-            "dim" => &["axis"],
-            "keepdim" => &["keepdims"],
-            "input" => &["x", "a", "x1"],
-            "other" => &["x2"],
-            _ => &[],
-        }
+        NUMPY_SPELLINGS
+            .iter()
+            .find(|(name, _)| *name == self.name)
+            .map_or(&[], |(_, spellings)| spellings)
     }
+}
+
+/// The parameter a keyword names: itself, or the parameter a NumPy spelling stands for.
+///
+/// ```
+/// use bcast_case::pyargs::parameter_of_keyword;
+/// assert_eq!(parameter_of_keyword("axis"), "dim");
+/// assert_eq!(parameter_of_keyword("alpha"), "alpha");
+/// ```
+pub fn parameter_of_keyword(keyword: &str) -> &str {
+    NUMPY_SPELLINGS
+        .iter()
+        .find(|(_, spellings)| spellings.contains(&keyword))
+        .map_or(keyword, |(name, _)| name)
 }
 
 /// One signature of a parser.

@@ -411,7 +411,18 @@ fn declined_forms_are_skipped_with_the_reason_never_failed() {
     // The binary corpus: torch.add and friends with out=, alpha=, Python numbers, in place.
     const BINARY: &str = "fixtures/torch/binary.json";
     let cases = bcast_conformance::case::load_file(&repo().join(BINARY)).unwrap();
+    let declines = r#"{"forms": ["in_place"], "kwargs": ["out", "alpha"], "python_numbers": true}"#;
+    let caps: bcast_case::Capabilities = serde_json::from_str(&format!(
+        r#"{{"ops": null, "dtypes": [], "levels": [], "declines": {declines}}}"#
+    ))
+    .unwrap();
     let declined = cases
+        .iter()
+        .filter(|c| caps.declined(&c.case).is_some())
+        .count();
+    // At least every case that writes in place or passes out=, alpha= or a Python number as
+    // written (the binder finds alpha and numbers passed otherwise too).
+    let as_written = cases
         .iter()
         .filter(|c| {
             let call = &c.case.call;
@@ -424,8 +435,8 @@ fn declined_forms_are_skipped_with_the_reason_never_failed() {
                 })
         })
         .count();
+    assert!(declined >= as_written, "{declined} < {as_written}");
     assert!(declined > 0 && declined < cases.len());
-    let declines = r#"{"forms": ["in_place"], "kwargs": ["out", "alpha"], "python_numbers": true}"#;
     let out = bcast(&[
         "run",
         BINARY,
@@ -453,6 +464,33 @@ fn declined_forms_are_skipped_with_the_reason_never_failed() {
         "{}",
         text(&out)
     );
+}
+
+#[test]
+fn claimed_ops_no_selected_case_calls_are_counted_not_all_listed() {
+    let ops = bcast_case::ops::all_fn_names();
+    let claimed: Vec<&String> = ops.iter().take(20).collect();
+    assert!(claimed.iter().any(|o| o.as_str() == "Tensor.expand"));
+    let out = bcast(&[
+        "run",
+        EXPAND,
+        "-q",
+        "--op",
+        "Tensor.expand",
+        "--backend",
+        &hostile("claim-ops", &serde_json::to_string(&claimed).unwrap()),
+    ]);
+    let text = text(&out);
+    let note = text
+        .lines()
+        .find(|l| l.contains("op(s) that no selected case calls"))
+        .unwrap_or_else(|| panic!("no note on unused ops in {text}"));
+    assert!(
+        note.contains("the backend claims 19 op(s) that no selected case calls: ")
+            && note.ends_with(" and 11 more"),
+        "{note}"
+    );
+    assert_eq!(note.matches(", ").count(), 7, "{note}");
 }
 
 #[test]

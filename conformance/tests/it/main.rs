@@ -3,6 +3,7 @@
 
 mod adapter_processes;
 mod adapters;
+mod declines;
 mod elementwise_messages;
 mod fill_vectors;
 mod fixtures;

@@ -4,6 +4,7 @@
 
 use crate::backend::Capabilities;
 use crate::case::{with_element_budget, Case, Outcome, ResultValue, TensorResult};
+use bcast_case::pyargs::{bound_call, BoundCall};
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -61,7 +62,17 @@ pub fn parse_hello(line: &str) -> Result<Hello, String> {
 #[derive(Debug, Clone, Serialize)]
 pub struct Request<'a> {
     pub id: &'a str,
+    pub case: SentCase,
+}
+
+/// A case as the runner sends it: the fixture's case without its `expect`, and beside its
+/// `call` the `bound` call, every parameter by name as torch's parser binds it (`null` where
+/// it has no binding: see [`bound_call`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct SentCase {
+    #[serde(flatten)]
     pub case: Case,
+    pub bound: Option<BoundCall>,
 }
 
 /// The request line for a case.
@@ -74,13 +85,15 @@ pub struct Request<'a> {
 /// let line = request_line(&case).unwrap();
 /// assert!(line.starts_with(r#"{"id":"c/1","case":{"id":"c/1""#));
 /// assert!(!line.contains("expect") && !line.contains('\n'));
+/// assert!(line.ends_with(r#""bound":null}}"#)); // torch.add() binds nothing: a TypeError
 /// ```
 pub fn request_line(case: &Case) -> Result<String, String> {
     let mut case = case.clone();
     case.expect = None;
+    let bound = bound_call(&case);
     serde_json::to_string(&Request {
         id: &case.id.clone(),
-        case,
+        case: SentCase { case, bound },
     })
     .map_err(|e| format!("cannot encode case: {e}"))
 }
