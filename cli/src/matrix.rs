@@ -1,9 +1,10 @@
 //! `bcast matrix`: measures the backends named, level by level, and prints the conformance
 //! matrix as a Markdown table (the one `bcast-dev matrix` writes into README.md, measured by
-//! the same function). It writes no file.
+//! the same function); with `--html`, it also writes the matrix as a page.
 
 use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
 use bcast_conformance::case::load_paths;
+use bcast_conformance::report::html::matrix_page;
 use bcast_conformance::report::matrix::{measure, render_matrix};
 use clap::Args;
 use std::path::PathBuf;
@@ -22,6 +23,9 @@ pub struct MatrixArgs {
     /// Per-case timeout of a protocol adapter, in milliseconds [default: 5000].
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+    /// Also write the matrix as an HTML page: every backend's level and op x level heat maps.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// Runs `bcast matrix`: exit 0 once every backend is measured, whatever its pass rates; 2 when
@@ -32,6 +36,9 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
     } else {
         args.paths
     };
+    if let Some(path) = &args.html {
+        crate::run::check_writable(path)?;
+    }
     let cases = load_paths(&paths).map_err(|e| e.to_string())?;
     if cases.is_empty() {
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -51,5 +58,9 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         eprintln!("measuring {name}")
     });
     print!("{}", render_matrix("bcast matrix", &rows, &cases, &[]));
+    if let Some(path) = &args.html {
+        let page = matrix_page(&rows, &cases)?;
+        std::fs::write(path, page).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

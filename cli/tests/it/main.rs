@@ -4,5 +4,6 @@
 mod cli;
 mod diff;
 mod gate;
+mod html;
 mod jobs;
 mod op_catalogue;

@@ -6,6 +6,7 @@ mod adapters;
 mod elementwise_messages;
 mod fill_vectors;
 mod fixtures;
+mod html;
 mod messages;
 mod protocol;
 mod reports;
