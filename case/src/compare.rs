@@ -2,7 +2,9 @@
 //! [`Mismatch`] naming the level, the place, and both values.
 
 use crate::Level;
-use crate::{Case, Num, OkOutcome, Outcome, ResultValue, StorageSpec, TensorResult, Tolerance};
+use crate::{
+    Case, ErrorStage, Num, OkOutcome, Outcome, ResultValue, StorageSpec, TensorResult, Tolerance,
+};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -32,6 +34,8 @@ impl fmt::Display for Mismatch {
 struct Diff<'a> {
     levels: &'a BTreeSet<Level>,
     tolerance: Option<Tolerance>,
+    /// The tolerance of gradient values (the grad spec's, else the case's).
+    grad_tolerance: Option<Tolerance>,
     /// The case's input storages, whose dtypes say how storages written in place compare.
     storages: Option<&'a BTreeMap<String, StorageSpec>>,
     out: Vec<Mismatch>,
@@ -39,7 +43,21 @@ struct Diff<'a> {
 
 impl Diff<'_> {
     fn check(&mut self, level: Level, place: &str, expected: String, got: String) {
-        if self.levels.contains(&level) && expected != got {
+        self.check_with(level, None, place, expected, got);
+    }
+
+    /// A check of `level` that also needs `also` claimed (a gradient's strides need `grads`
+    /// and `strides`); the mismatch is `level`'s.
+    fn check_with(
+        &mut self,
+        level: Level,
+        also: Option<Level>,
+        place: &str,
+        expected: String,
+        got: String,
+    ) {
+        let claimed = self.levels.contains(&level) && also.is_none_or(|l| self.levels.contains(&l));
+        if claimed && expected != got {
             self.out.push(Mismatch {
                 level,
                 place: place.to_string(),
@@ -56,8 +74,8 @@ impl Diff<'_> {
 /// use bcast_case::Level;
 /// use bcast_case::{ErrorOutcome, Outcome};
 /// use bcast_case::compare::compare_outcomes;
-/// let want = Outcome::Error(ErrorOutcome { kind: "RuntimeError".into(), message: "a".into() });
-/// let got = Outcome::Error(ErrorOutcome { kind: "RuntimeError".into(), message: "b".into() });
+/// let want = Outcome::Error(ErrorOutcome::new("RuntimeError", "a"));
+/// let got = Outcome::Error(ErrorOutcome::new("RuntimeError", "b"));
 /// let levels = [Level::Errors].into_iter().collect();
 /// assert!(compare_outcomes(&want, &got, None, &levels).is_empty());
 /// let levels = [Level::Messages].into_iter().collect();
@@ -76,13 +94,18 @@ fn compare_with(
     expected: &Outcome,
     got: &Outcome,
     tolerance: Option<Tolerance>,
-    storages: Option<&BTreeMap<String, StorageSpec>>,
+    case: Option<&Case>,
     levels: &BTreeSet<Level>,
 ) -> Vec<Mismatch> {
+    let grad_tolerance = case
+        .and_then(|c| c.grad.as_ref())
+        .and_then(|g| g.tolerance)
+        .or(tolerance);
     let mut d = Diff {
         levels,
         tolerance,
-        storages,
+        grad_tolerance,
+        storages: case.map(|c| &c.storages),
         out: Vec::new(),
     };
     match (expected, got) {
@@ -93,6 +116,12 @@ fn compare_with(
                 "error message",
                 quote(&e.message),
                 quote(&g.message),
+            );
+            d.check(
+                Level::Grads,
+                "error stage",
+                stage_text(e.stage),
+                stage_text(g.stage),
             );
         }
         (Outcome::Ok(e), Outcome::Ok(g)) => compare_ok(&mut d, e, g),
@@ -122,7 +151,7 @@ fn compare_with(
 /// ```
 pub fn compare_case(case: &Case, got: &Outcome, levels: &BTreeSet<Level>) -> Vec<Mismatch> {
     match &case.expect {
-        Some(expected) => compare_with(expected, got, case.tolerance, Some(&case.storages), levels),
+        Some(expected) => compare_with(expected, got, case.tolerance, Some(case), levels),
         None => vec![Mismatch {
             level: Level::ALWAYS,
             place: "expect".to_string(),
@@ -188,7 +217,9 @@ fn summary(r: &ResultValue) -> String {
 
 fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
     match (&e.result, &g.result) {
-        (ResultValue::Tensor(et), ResultValue::Tensor(gt)) => compare_tensor(d, "result", et, gt),
+        (ResultValue::Tensor(et), ResultValue::Tensor(gt)) => {
+            compare_tensor(d, "result", et, gt, &RESULT_LEVELS)
+        }
         (ResultValue::Tensors(ets), ResultValue::Tensors(gts)) => {
             d.check(
                 Level::Shapes,
@@ -197,7 +228,7 @@ fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
                 gts.len().to_string(),
             );
             for (i, (et, gt)) in ets.iter().zip(gts).enumerate() {
-                compare_tensor(d, &format!("result[{i}]"), et, gt);
+                compare_tensor(d, &format!("result[{i}]"), et, gt, &RESULT_LEVELS);
             }
         }
         (er, gr) => d.check(
@@ -216,11 +247,13 @@ fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
                             .storages
                             .and_then(|s| s.get(name))
                             .map_or(Elements::Unknown, |spec| Elements::of(&spec.dtype));
+                        let tolerance = d.tolerance;
                         compare_values(
                             d,
                             Level::Inplace,
                             &format!("storage {name}"),
                             elements,
+                            tolerance,
                             ev,
                             gv,
                         )
@@ -251,7 +284,103 @@ fn compare_ok(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
         }
         (None, None) => {}
     }
+    compare_backward(d, e, g);
 }
+
+/// Where an error was raised, as text.
+fn stage_text(stage: Option<ErrorStage>) -> String {
+    match stage {
+        Some(ErrorStage::RequiresGrad) => "when requires_grad was set".into(),
+        None => "by the call".into(),
+    }
+}
+
+/// The backward of a case with gradients: the gradients, or the error it raised.
+fn compare_backward(d: &mut Diff, e: &OkOutcome, g: &OkOutcome) {
+    let backward = |o: &OkOutcome| match (&o.grads, &o.backward_error) {
+        (Some(_), _) => "gradients".to_string(),
+        (None, Some(err)) => format!(
+            "raised {}: {}",
+            crate::quote::clip_text(&err.kind),
+            quote(&err.message)
+        ),
+        (None, None) => "no backward reported".to_string(),
+    };
+    match (&e.grads, &e.backward_error, &g.grads, &g.backward_error) {
+        (Some(eg), _, Some(gg), _) => {
+            for (name, want) in eg {
+                let place = format!("grad {name}");
+                match (want, gg.get(name)) {
+                    (Some(wt), Some(Some(gt))) => compare_tensor(d, &place, wt, gt, &GRAD_LEVELS),
+                    (None, Some(None)) => {}
+                    (want, got) => {
+                        let text = |t: Option<&Option<TensorResult>>| match t {
+                            Some(Some(t)) => format!("a tensor of shape {}", shape_text(&t.shape)),
+                            Some(None) => "none (the results do not depend on it)".to_string(),
+                            None => "not reported".to_string(),
+                        };
+                        d.check(Level::Grads, &place, text(Some(want)), text(got));
+                    }
+                }
+            }
+            let extra: Vec<&String> = gg.keys().filter(|k| !eg.contains_key(*k)).collect();
+            if !extra.is_empty() {
+                d.check(
+                    Level::Grads,
+                    "grads",
+                    "no other gradients".into(),
+                    format!("gradients of {extra:?}"),
+                );
+            }
+        }
+        (None, Some(ee), None, Some(ge)) => {
+            d.check_with(
+                Level::Grads,
+                Some(Level::Errors),
+                "backward error type",
+                quote(&ee.kind),
+                quote(&ge.kind),
+            );
+            d.check_with(
+                Level::Grads,
+                Some(Level::Messages),
+                "backward error message",
+                quote(&ee.message),
+                quote(&ge.message),
+            );
+        }
+        // A case without gradients expects no backward.
+        (None, None, _, _) => {}
+        _ => d.check(Level::Grads, "backward", backward(e), backward(g)),
+    }
+}
+
+/// The levels of a tensor's checks: a result's, or a gradient's.
+struct TensorLevels {
+    shape: Level,
+    dtype: Level,
+    values: Level,
+    strides: (Level, Option<Level>),
+    aliasing: (Level, Option<Level>),
+}
+
+/// A result tensor's levels.
+const RESULT_LEVELS: TensorLevels = TensorLevels {
+    shape: Level::Shapes,
+    dtype: Level::Dtypes,
+    values: Level::Values,
+    strides: (Level::Strides, None),
+    aliasing: (Level::Aliasing, None),
+};
+
+/// A gradient's levels: `grads`, and for its layout `strides` or `aliasing` as well.
+const GRAD_LEVELS: TensorLevels = TensorLevels {
+    shape: Level::Grads,
+    dtype: Level::Grads,
+    values: Level::Grads,
+    strides: (Level::Grads, Some(Level::Strides)),
+    aliasing: (Level::Grads, Some(Level::Aliasing)),
+};
 
 /// A shape as text, `[3, 4]`, with an answer's size beyond int64 written so.
 fn shape_text(shape: &[i64]) -> String {
@@ -283,34 +412,43 @@ fn strides_text(strides: &[usize]) -> String {
     format!("[{}]", dims.join(", "))
 }
 
-fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult) {
+fn compare_tensor(
+    d: &mut Diff,
+    place: &str,
+    e: &TensorResult,
+    g: &TensorResult,
+    levels: &TensorLevels,
+) {
     d.check(
-        Level::Shapes,
+        levels.shape,
         &format!("{place}.shape"),
         shape_text(&e.shape),
         shape_text(&g.shape),
     );
     d.check(
-        Level::Dtypes,
+        levels.dtype,
         &format!("{place}.dtype"),
         crate::quote::clip_text(&e.dtype),
         crate::quote::clip_text(&g.dtype),
     );
-    d.check(
-        Level::Strides,
+    d.check_with(
+        levels.strides.0,
+        levels.strides.1,
         &format!("{place}.strides"),
         strides_text(&e.strides),
         strides_text(&g.strides),
     );
-    d.check(
-        Level::Aliasing,
+    d.check_with(
+        levels.aliasing.0,
+        levels.aliasing.1,
         &format!("{place}.storage"),
         format!("{:?}", e.storage),
         format!("{:?}", g.storage),
     );
     if e.storage.is_some() && e.storage == g.storage {
-        d.check(
-            Level::Aliasing,
+        d.check_with(
+            levels.aliasing.0,
+            levels.aliasing.1,
             &format!("{place}.offset"),
             e.offset.to_string(),
             g.offset.to_string(),
@@ -320,18 +458,25 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
         return;
     }
     let elements = Elements::of(&e.dtype);
+    let tolerance = if levels.values == Level::Grads {
+        d.grad_tolerance
+    } else {
+        d.tolerance
+    };
+    let values = levels.values;
     match (&e.values, &e.samples) {
         (Some(ev), _) => match &g.values {
             Some(gv) => compare_values(
                 d,
-                Level::Values,
+                values,
                 &format!("{place}.values"),
                 elements,
+                tolerance,
                 ev,
                 gv,
             ),
             None => d.check(
-                Level::Values,
+                values,
                 &format!("{place}.values"),
                 "all values".into(),
                 "samples".into(),
@@ -352,9 +497,10 @@ fn compare_tensor(d: &mut Diff, place: &str, e: &TensorResult, g: &TensorResult)
                 .collect();
             compare_values(
                 d,
-                Level::Values,
+                values,
                 &format!("{place}.samples"),
                 elements,
+                tolerance,
                 &ev,
                 &gv,
             );
@@ -417,6 +563,7 @@ fn compare_values(
     level: Level,
     place: &str,
     elements: Elements,
+    tolerance: Option<Tolerance>,
     e: &[Num],
     g: &[Num],
 ) {
@@ -430,7 +577,7 @@ fn compare_values(
         return;
     }
     let tolerance = match elements {
-        Elements::Floating | Elements::Unknown => d.tolerance,
+        Elements::Floating | Elements::Unknown => tolerance,
         Elements::Exact => None,
     };
     let agree = |a: Num, b: Num| match (elements, a, b) {

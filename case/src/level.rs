@@ -25,11 +25,18 @@ pub enum Level {
     Aliasing,
     /// Result strides.
     Strides,
+    /// Gradients (cases with `grad`, schema 3): the backward's outcome (gradients or the error
+    /// it raised), each gradient's presence, shape, dtype and values, and where an error was
+    /// raised (setting `requires_grad`, the call, the backward). A gradient's strides and
+    /// aliasing are checked when `strides` and `aliasing` are claimed too, an error's class
+    /// and message when `errors` and `messages` are. A backend that does not claim it is not
+    /// sent the cases with `grad`.
+    Grads,
 }
 
 impl Level {
     /// Every level.
-    pub const ALL: [Level; 8] = [
+    pub const ALL: [Level; 9] = [
         Level::Shapes,
         Level::Dtypes,
         Level::Values,
@@ -38,6 +45,7 @@ impl Level {
         Level::Inplace,
         Level::Aliasing,
         Level::Strides,
+        Level::Grads,
     ];
 
     /// The level checked for every case that runs, claimed or not: a pass always means at
@@ -56,6 +64,7 @@ impl Level {
             Level::Inplace => "inplace",
             Level::Aliasing => "aliasing",
             Level::Strides => "strides",
+            Level::Grads => "grads",
         }
     }
 
@@ -70,7 +79,7 @@ impl Level {
     /// use bcast_case::Level;
     /// let levels = Level::parse_list("values, shapes").unwrap();
     /// assert_eq!(levels.into_iter().collect::<Vec<_>>(), [Level::Shapes, Level::Values]);
-    /// assert_eq!(Level::parse_list("all").unwrap().len(), 8);
+    /// assert_eq!(Level::parse_list("all").unwrap().len(), 9);
     /// assert!(Level::parse_list("shapes,colour").is_err());
     /// ```
     pub fn parse_list(text: &str) -> Result<BTreeSet<Level>, String> {

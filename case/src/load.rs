@@ -2,8 +2,8 @@
 //! duplicate ids. A malformed file is an error naming the file and the problem, never a panic.
 
 use super::{
-    fill_values, Arg, Case, Num, Outcome, ResultValue, StorageSpec, MIN_SCHEMA_VERSION,
-    SCHEMA_VERSION,
+    fill_values, Arg, Case, Num, Outcome, ResultValue, StorageSpec, TensorResult, GRAD_SCHEMA,
+    MIN_SCHEMA_VERSION, SCHEMA_VERSION,
 };
 use crate::DType;
 use serde::de::IgnoredAny;
@@ -75,7 +75,12 @@ struct CaseId {
 /// fit). Every error names the file and the case.
 pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|e| error(path, e.to_string()))?;
-    let file: RawFixtureFile = serde_json::from_str(&text)
+    load_text(path, &text)
+}
+
+/// Parses a fixture file's own fields, with its cases still raw, and checks its schema version.
+fn raw_file<'a>(path: &Path, text: &'a str) -> Result<RawFixtureFile<'a>, LoadError> {
+    let file: RawFixtureFile = serde_json::from_str(text)
         .map_err(|e| error(path, format!("invalid fixture JSON: {e}")))?;
     if !(MIN_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&file.schema) {
         return Err(error(
@@ -86,6 +91,51 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
             ),
         ));
     }
+    Ok(file)
+}
+
+/// What a fixture file says of itself, read without decoding its cases (see [`read_header`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHeader {
+    /// The schema version the file is written in.
+    pub schema: u32,
+    /// The torch version that labelled it.
+    pub torch_version: Option<String>,
+    /// How many cases it holds.
+    pub cases: usize,
+}
+
+/// Reads a fixture file's own fields and counts its cases, without decoding them; `path`
+/// names the file in the error.
+///
+/// ```
+/// use bcast_case::read_header;
+/// let text = r#"{"schema": 2, "torch_version": "2.13.0", "cases": [{"id": "a"}, {"id": "b"}]}"#;
+/// let head = read_header("t.json".as_ref(), text).unwrap();
+/// assert_eq!((head.schema, head.torch_version.as_deref(), head.cases), (2, Some("2.13.0"), 2));
+/// assert!(read_header("t.json".as_ref(), r#"{"schema": 99, "cases": []}"#).is_err());
+/// ```
+pub fn read_header(path: &Path, text: &str) -> Result<FileHeader, LoadError> {
+    let file = raw_file(path, text)?;
+    Ok(FileHeader {
+        schema: file.schema,
+        torch_version: file.torch_version,
+        cases: file.cases.len(),
+    })
+}
+
+/// Loads and validates a fixture file's text as [`load_file`] loads the file; `path` names
+/// it, in errors and as each case's [`LoadedCase::file`].
+///
+/// ```
+/// use bcast_case::load_text;
+/// let text = r#"{"schema": 1, "cases": [{"id": "n", "call": {"fn": "torch.broadcast_shapes",
+///     "args": []}, "expect": {"ok": {"result": {"size": []}}}}]}"#;
+/// let cases = load_text("mem/n.json".as_ref(), text).unwrap();
+/// assert_eq!((cases[0].case.id.as_str(), cases[0].file.to_str()), ("n", Some("mem/n.json")));
+/// ```
+pub fn load_text(path: &Path, text: &str) -> Result<Vec<LoadedCase>, LoadError> {
+    let file = raw_file(path, text)?;
     file.cases
         .iter()
         .enumerate()
@@ -185,33 +235,50 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     load_paths(&files)
 }
 
+/// The fixture files [`load_paths`] reads: each file named, and every `*.json` file below each
+/// directory named (sorted, recursively).
+///
+/// ```
+/// use bcast_case::fixture_files;
+/// use std::path::PathBuf;
+/// let named = PathBuf::from("../fixtures/torch/expand.json");
+/// let files = fixture_files(&["../fixtures/docs".into(), named.clone()]).unwrap();
+/// assert!(files.len() > 2 && files.last() == Some(&named));
+/// assert!(files.iter().all(|f| f.extension().is_some_and(|e| e == "json")));
+/// assert!(files.windows(2).take(files.len() - 2).all(|w| w[0] < w[1]));
+/// ```
+pub fn fixture_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            collect_json(p, &mut files)?;
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
 /// Loads files and directories, checking that ids are unique across all of them.
 pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<LoadedCase>, LoadError> {
     let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            out.extend(load_dir_unchecked(p)?);
-        } else {
-            out.extend(load_file(p)?);
-        }
+    for file in fixture_files(paths)? {
+        out.extend(load_file(&file)?);
     }
-    let mut seen = BTreeSet::new();
-    for c in &out {
-        if !seen.insert(c.case.id.clone()) {
-            return Err(error(&c.file, format!("duplicate case id {}", c.case.id)));
-        }
-    }
+    check_unique_ids(&out)?;
     Ok(out)
 }
 
-fn load_dir_unchecked(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
-    let mut files = Vec::new();
-    collect_json(dir, &mut files)?;
-    let mut out = Vec::new();
-    for f in files {
-        out.extend(load_file(&f)?);
+/// Fails on the first case id that an earlier case already has, naming its file: ids must be
+/// unique across everything loaded together.
+pub fn check_unique_ids(cases: &[LoadedCase]) -> Result<(), LoadError> {
+    let mut seen = BTreeSet::new();
+    for c in cases {
+        if !seen.insert(c.case.id.as_str()) {
+            return Err(error(&c.file, format!("duplicate case id {}", c.case.id)));
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
@@ -243,6 +310,11 @@ fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {
 /// assert_eq!(check_schema(&z, 1).unwrap_err(), "a complex argument needs schema 2 (the file says 1)");
 /// ```
 pub fn check_schema(case: &Case, schema: u32) -> Result<(), String> {
+    if case.grad.is_some() && schema < GRAD_SCHEMA {
+        return Err(format!(
+            "gradients need schema {GRAD_SCHEMA} (the file says {schema})"
+        ));
+    }
     if case.has_complex_arg() && schema < COMPLEX_ARG_SCHEMA {
         return Err(format!(
             "a complex argument needs schema {COMPLEX_ARG_SCHEMA} (the file says {schema})"
@@ -283,8 +355,10 @@ pub fn schema_for(cases: &[Case]) -> u32 {
         .filter_map(DType::from_name)
         .map(DType::since_schema);
     let complex = cases.iter().filter(|c| c.has_complex_arg());
+    let grads = cases.iter().filter(|c| c.grad.is_some());
     dtypes
         .chain(complex.map(|_| COMPLEX_ARG_SCHEMA))
+        .chain(grads.map(|_| GRAD_SCHEMA))
         .max()
         .unwrap_or(MIN_SCHEMA_VERSION)
         .max(MIN_SCHEMA_VERSION)
@@ -326,6 +400,7 @@ fn check_values(dtype: DType, values: &[Num], place: &str) -> Result<(), String>
 /// Checks the expected outcome's values against their dtypes: result tensors of a known dtype
 /// (an unknown result dtype is an error), and storages written in place against the storage's.
 fn validate_expect(case: &Case) -> Result<(), String> {
+    validate_grad(case)?;
     let Some(Outcome::Ok(ok)) = &case.expect else {
         return Ok(());
     };
@@ -339,14 +414,11 @@ fn validate_expect(case: &Case) -> Result<(), String> {
             ResultValue::Tensors(_) => format!("expect result[{i}]"),
             _ => "expect result".to_string(),
         };
-        let dtype = DType::from_name(&t.dtype)
-            .ok_or_else(|| format!("{place}: unknown dtype {:?}", t.dtype))?;
-        if let Some(v) = &t.values {
-            check_values(dtype, v, &format!("{place}.values"))?;
-        }
-        if let Some(s) = &t.samples {
-            let v: Vec<Num> = s.iter().map(|(_, v)| *v).collect();
-            check_values(dtype, &v, &format!("{place}.samples"))?;
+        check_tensor_values(t, &place)?;
+    }
+    for (name, grad) in ok.grads.iter().flatten() {
+        if let Some(t) = grad {
+            check_tensor_values(t, &format!("expect grad {name}"))?;
         }
     }
     for (name, values) in ok.storages.iter().flatten() {
@@ -359,6 +431,104 @@ fn validate_expect(case: &Case) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Checks an expected tensor's values against its dtype, which must be known.
+fn check_tensor_values(t: &TensorResult, place: &str) -> Result<(), String> {
+    let dtype = DType::from_name(&t.dtype)
+        .ok_or_else(|| format!("{place}: unknown dtype {:?}", t.dtype))?;
+    if let Some(v) = &t.values {
+        check_values(dtype, v, &format!("{place}.values"))?;
+    }
+    if let Some(s) = &t.samples {
+        let v: Vec<Num> = s.iter().map(|(_, v)| *v).collect();
+        check_values(dtype, &v, &format!("{place}.samples"))?;
+    }
+    Ok(())
+}
+
+/// Checks a case's gradient parts (schema 3): `grad` names tensors of the case, once each,
+/// its `clone`s among its `wrt`, one upstream per result tensor; the expected gradients are
+/// those of `wrt`; and gradients, a backward error or an error stage only in a case with
+/// `grad`.
+///
+/// ```
+/// use bcast_case::{validate_case, Case};
+/// let case: Case = serde_json::from_str(r#"{"id": "g", "storages": {"s": {"dtype": "float32",
+///     "values": [1.0]}}, "tensors": {"a": {"storage": "s", "shape": [1], "strides": [1]}},
+///     "call": {"fn": "torch.neg", "args": [{"tensor": "a"}]},
+///     "grad": {"wrt": ["a", "b"], "upstream": ["a"]}}"#).unwrap();
+/// assert_eq!(validate_case(&case).unwrap_err(), "grad: wrt names b, which is not a tensor of the case");
+/// ```
+fn validate_grad(case: &Case) -> Result<(), String> {
+    let Some(spec) = &case.grad else {
+        let stray = match &case.expect {
+            Some(Outcome::Ok(ok)) => ok.grads.is_some() || ok.backward_error.is_some(),
+            Some(Outcome::Error(e)) => e.stage.is_some(),
+            None => false,
+        };
+        if stray {
+            return Err(
+                "expect holds a backward or an error stage, but the case has no `grad`".into(),
+            );
+        }
+        return Ok(());
+    };
+    if spec.wrt.is_empty() {
+        return Err("grad: wrt is empty".into());
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for name in &spec.wrt {
+        if !case.tensors.contains_key(name) {
+            return Err(format!(
+                "grad: wrt names {name}, which is not a tensor of the case"
+            ));
+        }
+        if !seen.insert(name) {
+            return Err(format!("grad: wrt names {name} twice"));
+        }
+    }
+    if let Some(c) = spec.clone.iter().find(|c| !seen.contains(c)) {
+        return Err(format!("grad: clone names {c}, which is not in wrt"));
+    }
+    for name in spec.upstream.iter().flatten() {
+        if !case.tensors.contains_key(name) {
+            return Err(format!(
+                "grad: upstream names {name}, which is not a tensor of the case"
+            ));
+        }
+    }
+    let Some(Outcome::Ok(ok)) = &case.expect else {
+        return Ok(());
+    };
+    let results = match &ok.result {
+        ResultValue::Tensor(_) => 1,
+        ResultValue::Tensors(ts) => ts.len(),
+        _ => 0,
+    };
+    if spec.upstream.len() != results {
+        return Err(format!(
+            "grad: {} upstream gradient(s) for {results} result tensor(s)",
+            spec.upstream.len()
+        ));
+    }
+    match (&ok.grads, &ok.backward_error) {
+        (Some(grads), None) => {
+            let names: std::collections::BTreeSet<&String> = grads.keys().collect();
+            if names != seen {
+                return Err(format!(
+                    "expect grads: gradients of {names:?}, but wrt is {:?}",
+                    spec.wrt
+                ));
+            }
+            Ok(())
+        }
+        (None, Some(_)) => Ok(()),
+        (Some(_), Some(_)) => Err("expect holds both grads and a backward_error".into()),
+        (None, None) => {
+            Err("expect holds neither grads nor a backward_error, in a case with `grad`".into())
+        }
+    }
 }
 
 /// How many elements of its storage a view reaches: `offset + sum((size - 1) * stride) + 1`,

@@ -1,4 +1,4 @@
-//! The serde types of schemas 1 and 2 (documented in `fixtures/README.md`).
+//! The serde types of schemas 1 to 3 (documented in `fixtures/README.md`).
 
 use super::Num;
 use serde::{Deserialize, Serialize};
@@ -6,9 +6,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The latest schema version, which this crate reads and writes: version 2 adds the dtypes
 /// `uint8`, `int8`, `int16`, `int32`, `float16`, `bfloat16`, `complex64`, `complex128` and
-/// complex values (`[re, im]` pairs) to version 1. A file is written with the lowest version
-/// that has its dtypes ([`schema_for`](crate::schema_for)).
-pub const SCHEMA_VERSION: u32 = 2;
+/// complex values (`[re, im]` pairs) to version 1; version 3 adds gradients (a case's
+/// [`grad`](Case::grad)). A file is written with the lowest version that has what its cases
+/// use ([`schema_for`](crate::schema_for)).
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The schema version that added gradients ([`GradSpec`]).
+pub const GRAD_SCHEMA: u32 = 3;
 
 /// The oldest schema version this crate reads: a version-1 file reads as it always did, and
 /// may name only the four dtypes of version 1.
@@ -59,6 +63,49 @@ pub struct Case {
     /// What a seed document says about the case (document cases only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub doc: Option<DocClaim>,
+    /// Gradients asked for (schema 3): which tensors require grad and the upstream gradient.
+    /// The expected gradients are in `expect` ([`OkOutcome::grads`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grad: Option<GradSpec>,
+}
+
+/// What a case asks of automatic differentiation (schema 3; "Gradients" in
+/// `fixtures/README.md`): each tensor of `wrt` is made a leaf that requires grad (a tensor of
+/// its own with the view's shape, strides and values: two views of one storage are two
+/// leaves), the call runs, and `torch.autograd.grad` takes the results with the `upstream`
+/// gradients back to those leaves.
+///
+/// ```
+/// use bcast_case::GradSpec;
+/// let spec: GradSpec = serde_json::from_str(
+///     r#"{"wrt": ["a", "b"], "upstream": ["g"]}"#).unwrap();
+/// assert_eq!(spec.wrt, ["a", "b"]);
+/// assert!(spec.clone.is_empty());
+/// assert_eq!(spec.upstream, [Some("g".to_string())]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GradSpec {
+    /// The tensors (names of `tensors`) that require grad, each a leaf.
+    pub wrt: Vec<String>,
+    /// Those of `wrt` that the call receives as `leaf.clone()`: a copy that is not a leaf,
+    /// so that an in-place call may write it (the gradient is still the leaf's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clone: Vec<String>,
+    /// The upstream gradient of each result tensor, in result order: the name of a tensor of
+    /// `tensors` with that result's shape and dtype, or `null` for a result that is not
+    /// differentiated (`max`'s indices, a result that does not require grad).
+    pub upstream: Vec<Option<String>>,
+    /// How close gradient values must be; absent means the case's `tolerance`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<Tolerance>,
+}
+
+impl GradSpec {
+    /// Whether the call receives `name` as a clone of its leaf.
+    pub fn is_clone(&self, name: &str) -> bool {
+        self.clone.iter().any(|c| c == name)
+    }
 }
 
 impl Case {
@@ -272,6 +319,14 @@ pub struct OkOutcome {
     /// Recorded for document claims; no check level compares them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warnings: Option<Vec<String>>,
+    /// In a case with [`grad`](Case::grad) whose backward ran: the gradient of each `wrt`
+    /// tensor, by name, `null` where the results do not depend on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grads: Option<BTreeMap<String, Option<TensorResult>>>,
+    /// In a case with [`grad`](Case::grad) whose forward call returned: the error the
+    /// backward raised (then `grads` is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backward_error: Option<Box<ErrorOutcome>>,
 }
 
 /// The value a call returned.
@@ -337,6 +392,35 @@ pub struct ErrorOutcome {
     /// `str(e)`, exactly.
     #[serde(deserialize_with = "super::bounded::clipped_string")]
     pub message: String,
+    /// In a case with [`grad`](Case::grad): raised before the call, when a tensor was made to
+    /// require grad (`requires_grad`); absent for an error the call raised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<ErrorStage>,
+}
+
+impl ErrorOutcome {
+    /// An error the call raised.
+    ///
+    /// ```
+    /// use bcast_case::ErrorOutcome;
+    /// let e = ErrorOutcome::new("RuntimeError", "boom");
+    /// assert_eq!((e.kind.as_str(), e.stage), ("RuntimeError", None));
+    /// ```
+    pub fn new(kind: impl Into<String>, message: impl Into<String>) -> ErrorOutcome {
+        ErrorOutcome {
+            kind: kind.into(),
+            message: message.into(),
+            stage: None,
+        }
+    }
+}
+
+/// When, in a case with gradients, an error was raised before the call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorStage {
+    /// `tensor.requires_grad_()` raised (an integer or bool tensor).
+    RequiresGrad,
 }
 
 /// How close floating values must be: `|got - want| <= atol + rtol * |want|`.

@@ -44,7 +44,7 @@ impl Outcome {
     ///
     /// ```
     /// use bcast_case::{ErrorOutcome, Outcome};
-    /// let huge = Outcome::Error(ErrorOutcome { kind: "RuntimeError".into(), message: "x".repeat(1 << 20) });
+    /// let huge = Outcome::Error(ErrorOutcome::new("RuntimeError".into(), "x".repeat(1 << 20)));
     /// let Outcome::Error(kept) = huge.clipped_for_report() else { unreachable!() };
     /// assert!(kept.message.len() < 5000);
     /// ```
@@ -53,6 +53,7 @@ impl Outcome {
             Outcome::Error(e) => Outcome::Error(ErrorOutcome {
                 kind: clip_text(&e.kind),
                 message: clip_text(&e.message),
+                stage: e.stage,
             }),
             Outcome::Ok(mut ok) => {
                 ok.result = match ok.result {

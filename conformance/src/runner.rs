@@ -99,6 +99,9 @@ fn skip_reason_with(
     if !caps.runs_op(&case.call.fn_) {
         return Some(format!("op {} not claimed", case.call.fn_));
     }
+    if case.grad.is_some() && !caps.levels.contains(&Level::Grads) {
+        return Some("gradients (level grads) not claimed".to_string());
+    }
     let dtype_args =
         (case.call.args.iter().chain(case.call.kwargs.values())).filter_map(|a| match a {
             Arg::Dtype(name) => DType::from_name(name),

@@ -232,10 +232,7 @@ mod tests {
     }
 
     fn error(kind: &str) -> Outcome {
-        Outcome::Error(ErrorOutcome {
-            kind: kind.into(),
-            message: "m".into(),
-        })
+        Outcome::Error(ErrorOutcome::new(kind, "m"))
     }
 
     #[test]
@@ -246,6 +243,8 @@ mod tests {
             result: ResultValue::Int(-7),
             storages: None,
             warnings: None,
+            grads: None,
+            backward_error: None,
         });
         let run = diff_case(&mut engine, &mut Fixed(Ok(ok)), &case);
         assert!(

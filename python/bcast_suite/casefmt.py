@@ -5,10 +5,13 @@ import math
 
 from .fill import fill_values, splitmix64  # noqa: F401 - part of the format
 
-# The latest schema (read and written); a file is written with the lowest version that has its
-# dtypes (schema_for), so a file of version-1 cases is written exactly as before.
-SCHEMA = 2
+# The latest schema (read and written); a file is written with the lowest version that has what
+# its cases use (schema_for), so a file of version-1 cases is written exactly as before.
+SCHEMA = 3
 MIN_SCHEMA = 1
+# The versions that added the dtypes after the first four (and complex arguments), and gradients.
+DTYPES_SCHEMA = 2
+GRAD_SCHEMA = 3
 # Every dtype, in the schema's order; those of version 1 first came alone.
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
           "complex64", "complex128")
@@ -69,10 +72,13 @@ def has_complex_arg(case):
 
 def schema_for(cases):
     """The schema version a file of these cases is written with: 1 unless a case names a dtype
-    that only version 2 has, or passes a Python complex number."""
+    that only version 2 has, or passes a Python complex number (2), or asks for gradients (3);
+    as the Rust schema_for."""
+    if any("grad" in case for case in cases):
+        return GRAD_SCHEMA
     new = any(name not in V1_DTYPES and name in DTYPES for case in cases for name in dtype_names(case))
     new = new or any(has_complex_arg(case) for case in cases)
-    return SCHEMA if new else MIN_SCHEMA
+    return DTYPES_SCHEMA if new else MIN_SCHEMA
 
 
 INT_RANGES = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-(1 << 15), (1 << 15) - 1),

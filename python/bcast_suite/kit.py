@@ -9,7 +9,7 @@ from .casefmt import DTYPES, decode_number, encode_number, fits, sample_position
 from .protocol import PROTOCOL, Unsupported, serve  # noqa: F401 - re-exported for adapters
 
 # Every check level, in the order PROTOCOL.md lists them.
-LEVELS = ("shapes", "dtypes", "values", "errors", "messages", "inplace", "aliasing", "strides")
+LEVELS = ("shapes", "dtypes", "values", "errors", "messages", "inplace", "aliasing", "strides", "grads")
 
 
 class FixtureError(Exception):
@@ -141,3 +141,56 @@ def exception_class(e, names=None):
 def error_outcome(e, names=None):
     """{"error": ...}: the exception's class (see exception_class) and str(e)."""
     return {"error": {"type": exception_class(e, names), "message": str(e)}}
+
+
+class GradRequest:
+    """What a case with `grad` asks (fixtures/README.md, "Gradients"): `wrt`, the tensor names
+    to make leaves that require grad; `clone`, those the call receives as a clone of the leaf;
+    `upstream`, per result tensor, the name of the tensor holding its upstream gradient, or None
+    for a result not differentiated."""
+
+    def __init__(self, spec):
+        self.wrt = list(spec["wrt"])
+        self.clone = list(spec.get("clone", []))
+        self.upstream = list(spec["upstream"])
+
+
+def grad_request(case):
+    """The case's GradRequest, or None for a case without gradients.
+
+    >>> r = grad_request({"grad": {"wrt": ["a"], "upstream": ["g", None]}})
+    >>> (r.wrt, r.clone, r.upstream)
+    (['a'], [], ['g', None])
+    >>> grad_request({"call": {}}) is None
+    True
+    """
+    spec = case.get("grad")
+    return None if spec is None else GradRequest(spec)
+
+
+def differentiated(results, request, tensors):
+    """The pairs (result, upstream tensor) the backward takes: each result tensor whose
+    upstream is named, with that tensor of `tensors` (the case's views, upstreams included).
+    `results` is the call's result as a list of tensors (one for a single tensor)."""
+    return [(r, tensors[u]) for r, u in zip(results, request.upstream) if u is not None]
+
+
+def requires_grad_error(e, names=None):
+    """{"error": ...} for an exception raised while a leaf was made to require grad: as
+    error_outcome, with "stage": "requires_grad"."""
+    out = error_outcome(e, names)
+    out["error"]["stage"] = "requires_grad"
+    return out
+
+
+def with_grads(outcome, grads):
+    """Adds the gradients to an {"ok": ...} outcome: `grads` maps each `wrt` name to its
+    gradient described with tensor_result, or None where the results do not depend on it."""
+    outcome["ok"]["grads"] = dict(grads)
+    return outcome
+
+
+def with_backward_error(outcome, e, names=None):
+    """Adds the error the backward raised to an {"ok": ...} outcome (see error_outcome)."""
+    outcome["ok"]["backward_error"] = error_outcome(e, names)["error"]
+    return outcome

@@ -94,21 +94,69 @@ def describe(result, storages):
 
 
 def run_case(case, device="cpu"):
-    """The outcome of a case in torch: {"ok": {...}} or {"error": {"type", "message"}}; the
-    labels are made on the CPU, and the PyTorch adapter may run them on another device."""
+    """The outcome of a case in torch: {"ok": {...}} or {"error": {"type", "message"}}, with
+    the gradients for a case with `grad` (run_grad); the labels are made on the CPU, and the
+    PyTorch adapter may run them on another device."""
     storages, tensors = build(case, device)
+    request = kit.grad_request(case)
+    leaves = {}
+    if request is not None:
+        try:
+            leaves = make_leaves(request, tensors)
+        except FixtureError:
+            raise
+        except Exception as e:  # noqa: BLE001 - every torch exception is an outcome
+            return kit.requires_grad_error(e, EXCEPTION_CLASSES)
     before = {name: values_of(s) for name, s in storages.items()}
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            result = call(case, tensors)
+            result = call(case, {**tensors, **call_inputs(request, leaves)})
     except FixtureError:
         raise
     except Exception as e:  # noqa: BLE001 - every torch exception is an outcome
         return kit.error_outcome(e, EXCEPTION_CLASSES)
     after = {name: values_of(s) for name, s in storages.items()}
-    return kit.ok_outcome(case, describe(result, storages), before, after,
-                          [f"{w.category.__name__}: {w.message}" for w in caught])
+    outcome = kit.ok_outcome(case, describe(result, storages), before, after,
+                             [f"{w.category.__name__}: {w.message}" for w in caught])
+    if request is not None:
+        run_grad(outcome, request, result, tensors, leaves, storages)
+    return outcome
+
+
+def make_leaves(request, tensors):
+    """Each `wrt` view as a leaf of its own that requires grad: the view's shape, strides and
+    values, sharing its memory (two views of one storage are two leaves)."""
+    leaves = {}
+    for name in request.wrt:
+        leaf = tensors[name].detach()
+        leaf.requires_grad_(True)
+        leaves[name] = leaf
+    return leaves
+
+
+def call_inputs(request, leaves):
+    """What the call receives for each leaf: the leaf, or `leaf.clone()` for a `clone` name."""
+    if request is None:
+        return {}
+    return {name: leaf.clone() if name in request.clone else leaf for name, leaf in leaves.items()}
+
+
+def run_grad(outcome, request, result, tensors, leaves, storages):
+    """torch.autograd.grad of the results with their upstream gradients back to the leaves,
+    added to `outcome` as its `grads` (None for a leaf the results do not depend on), or the
+    error the backward raised as its `backward_error`."""
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    pairs = kit.differentiated(results, request, tensors)
+    names = list(leaves)
+    try:
+        grads = torch.autograd.grad([r for r, _ in pairs], [leaves[n] for n in names],
+                                    [g for _, g in pairs], allow_unused=True)
+    except Exception as e:  # noqa: BLE001 - every torch exception is an outcome
+        kit.with_backward_error(outcome, e, EXCEPTION_CLASSES)
+        return
+    kit.with_grads(outcome, {n: None if g is None else describe_tensor(g, storages)
+                             for n, g in zip(names, grads)})
 
 
 def torch_version():

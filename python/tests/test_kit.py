@@ -48,7 +48,9 @@ class Encodings(unittest.TestCase):
         self.assertEqual(casefmt.schema_for([case("float32"), case("uint8")]), 2)
         self.assertEqual(casefmt.schema_for([case("float32", dtype={"dtype": "bfloat16"})]), 2)
         self.assertEqual(casefmt.schema_for([]), 1)
-        self.assertEqual(casefmt.SCHEMA, 2)
+        grad = dict(case("float32"), grad={"wrt": ["t"], "upstream": ["g"]})
+        self.assertEqual(casefmt.schema_for([case("uint8"), grad]), 3)
+        self.assertEqual(casefmt.SCHEMA, 3)
 
     def test_every_dtype_builds_and_is_described(self):
         for dtype in kit.DTYPES:

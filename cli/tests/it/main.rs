@@ -2,8 +2,10 @@
 //! (one binary links once, where a file a test would link every one of them).
 
 mod cli;
+mod corpus;
 mod diff;
 mod gate;
 mod html;
 mod jobs;
 mod op_catalogue;
+mod trust;

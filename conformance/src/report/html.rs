@@ -22,6 +22,9 @@ const PAGE: &str = include_str!("html/page.html");
 const STYLE: &str = include_str!("html/page.css");
 const SCRIPT: &str = include_str!("html/page.js");
 
+// A case's levels are bits of a `u32` in `applies` and `failed`.
+const _: () = assert!(Level::ALL.len() <= 32);
+
 /// The id of the `<script type="application/json">` element that holds a page's data.
 pub const DATA_ELEMENT_ID: &str = "report-data";
 
@@ -97,9 +100,9 @@ struct PageRun<'a> {
     op: Vec<usize>,
     status: Vec<usize>,
     /// Bit `i` set: level column `i` applies to the case (see [`case_levels`]).
-    applies: Vec<u8>,
+    applies: Vec<u32>,
     /// Bit `i` set: the case failed level column `i`.
-    failed: Vec<u8>,
+    failed: Vec<u32>,
     /// The skip reason of a skipped case, -1 for the others.
     skip: Vec<i64>,
     /// Every failure (fail and xfail), in run order.
@@ -182,11 +185,11 @@ pub fn run_page(result: &SuiteResult, cases: &[LoadedCase]) -> Result<String, St
                 .position(|s| *s == case.status)
                 .unwrap_or(0),
         );
-        let (mut applies, mut failed) = (0u8, 0u8);
+        let (mut applies, mut failed) = (0u32, 0u32);
         for (level, passed) in case_levels(result, entry, cases) {
             if let Some(bit) = columns.iter().position(|l| *l == level) {
                 applies |= 1 << bit;
-                failed |= u8::from(!passed) << bit;
+                failed |= u32::from(!passed) << bit;
             }
         }
         run.applies.push(applies);

@@ -5,11 +5,12 @@
 use crate::backend::Level;
 use crate::case::{LoadedCase, Outcome, ResultValue};
 use crate::runner::suite::{Entry, Status, SuiteResult};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Passed and applicable case counts of one level.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LevelCount {
     pub passed: usize,
     pub applicable: usize,
@@ -47,10 +48,12 @@ impl LevelCount {
     }
 }
 
-/// Whether a level's checks apply to a case with this expectation.
-pub fn level_applies(level: Level, expect: &Outcome) -> bool {
+/// Whether a level's checks apply to a case with this expectation; `grads` applies to the
+/// cases that ask for gradients (`has_grad`), whatever their outcome.
+pub fn level_applies(level: Level, expect: &Outcome, has_grad: bool) -> bool {
     match (level, expect) {
         (Level::Shapes, _) => true,
+        (Level::Grads, _) => has_grad,
         (Level::Errors | Level::Messages, Outcome::Error(_)) => true,
         (Level::Inplace, Outcome::Ok(_)) => true,
         (Level::Dtypes | Level::Values | Level::Strides | Level::Aliasing, Outcome::Ok(ok)) => {
@@ -70,7 +73,8 @@ pub fn case_levels(
     entry: &Entry,
     cases: &[LoadedCase],
 ) -> Vec<(Level, bool)> {
-    let expect = match &cases[entry.index].case.expect {
+    let case = &cases[entry.index].case;
+    let expect = match &case.expect {
         Some(expect) if entry.status != Status::Skip => expect,
         _ => return Vec::new(),
     };
@@ -78,7 +82,7 @@ pub fn case_levels(
     result
         .levels
         .iter()
-        .filter(|level| level_applies(**level, expect))
+        .filter(|level| level_applies(**level, expect, case.grad.is_some()))
         .map(|level| (*level, failed.is_some_and(|f| !f.contains(level))))
         .collect()
 }

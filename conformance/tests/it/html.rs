@@ -44,6 +44,7 @@ impl Backend for Wrong {
             return Ok(Outcome::Error(ErrorOutcome {
                 kind: "RuntimeError".into(),
                 message: MARKUP.into(),
+                stage: None,
             }));
         }
         let mut outcome = ReferenceBackend.run(case)?;

@@ -11,3 +11,4 @@ mod messages;
 mod protocol;
 mod reports;
 mod tch;
+mod xfail;

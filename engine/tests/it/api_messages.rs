@@ -2,7 +2,7 @@
 //! checked against torch's text in `tests/data/api_messages.json` (written by
 //! `python/bcast_suite/engine_tables.py`).
 
-mod tables;
+use crate::tables;
 
 use bcast_engine::ops::{self, BinaryOp};
 use bcast_engine::{Scalar, Tensor};

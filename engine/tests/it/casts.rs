@@ -1,7 +1,7 @@
 //! `x.to(dtype)` between every pair of the twelve dtypes on edge values, against torch's CPU
 //! casts (`tests/data/casts.json`).
 
-mod tables;
+use crate::tables;
 
 #[test]
 fn every_cast_matches_torch() {

@@ -7,7 +7,7 @@
 //! the same in the engine (the sign of a NaN aside); a finite non-zero part may differ by the
 //! rounding of the dtype.
 
-mod tables;
+use crate::tables;
 
 use bcast_engine::ops::{self, BinaryOp, Operand, UnaryOp};
 use bcast_engine::{DType, Result, Scalar, Tensor};

@@ -2,7 +2,7 @@
 //! result dtype and values (bit for bit, but for the transcendental ops, which torch computes
 //! with vectorised approximations) or torch's exact error.
 
-mod tables;
+use crate::tables;
 
 use bcast_engine::ops::{self, BinaryOp, CompareOp, Operand, UnaryOp};
 use bcast_engine::{DType, Result, Scalar, Tensor};

@@ -1,9 +1,9 @@
 //! The integration tests of `bcast-engine`, one module a subject, in one test binary
 //! (one binary links once, where a file a test would link every one of them).
 
-use crate::common;
 mod api_messages;
 mod casts;
+mod common;
 mod complex_special;
 mod einsum_oracle;
 mod elementwise_dtypes;
@@ -15,3 +15,4 @@ mod reduce_dtypes;
 mod reduce_oracle;
 mod reduced_pow;
 mod result_type;
+mod tables;

@@ -5,7 +5,7 @@
 //! or torch's exact error. Long sums (k = 1000) pin float16/bfloat16 accumulation in float32
 //! with one rounding at the end, and integer sums wrapping.
 
-mod tables;
+use crate::tables;
 
 use bcast_engine::{linalg, Result, Tensor};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! values (floats to the rounding of their dtype: torch sums in its own order) or torch's
 //! exact error.
 
-mod tables;
+use crate::tables;
 
 use bcast_engine::{reduce, DType, Result, Scalar, Tensor};
 use serde_json::Value;

@@ -6,7 +6,7 @@
 //! matching any NaN). The table's tensors (768 elements) lie in torch's vectorised loop; its
 //! scalar loop rounds `bfloat16`'s `rsqrt` (the exponent -0.5) twice, a unit off at times.
 
-mod tables;
+use crate::tables;
 
 use bcast_engine::ops::{self, BinaryOp, Operand};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! operands among dimensioned tensors, 0-d tensors and Python numbers, a sample of triples,
 //! and `promote_types` / `can_cast` on every pair of dtypes.
 
-mod tables;
+use crate::tables;
 
 use bcast_engine::result_type::{result_type, Participant};
 use bcast_engine::DType;

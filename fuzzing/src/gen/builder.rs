@@ -76,6 +76,30 @@ fn edge_values(dtype: DType) -> Vec<Num> {
 }
 
 impl CaseBuilder {
+    /// A builder holding `case`'s storages, tensors, keywords, tags and tolerance, to add to
+    /// (the call is given again to [`finish`](Self::finish)).
+    ///
+    /// ```
+    /// use bcast_conformance::case::Arg;
+    /// use bcast_fuzzing::gen::CaseBuilder;
+    /// use bcast_engine::DType;
+    /// let mut u = arbitrary::Unstructured::new(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    /// let mut b = CaseBuilder::default();
+    /// let x = b.view(&mut u, DType::Float32, &[2], false).unwrap();
+    /// let case = b.finish("torch.neg", vec![Arg::Tensor(x)]);
+    /// let again = CaseBuilder::of(&case).finish("torch.neg", case.call.args.clone());
+    /// assert_eq!(again, case);
+    /// ```
+    pub fn of(case: &Case) -> CaseBuilder {
+        CaseBuilder {
+            storages: case.storages.clone(),
+            tensors: case.tensors.clone(),
+            kwargs: case.call.kwargs.clone(),
+            tags: case.tags.clone(),
+            tolerance: case.tolerance,
+        }
+    }
+
     /// Adds a storage of `len` elements: usually a random fill, sometimes literal edge values.
     pub fn storage(&mut self, u: &mut Unstructured, dtype: DType, len: usize) -> GenResult<String> {
         if len > 0 && u.ratio(1, 8)? {
@@ -254,6 +278,7 @@ impl CaseBuilder {
             expect: None,
             tolerance: self.tolerance,
             doc: None,
+            grad: None,
         }
     }
 }

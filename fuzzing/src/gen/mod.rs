@@ -17,6 +17,7 @@ mod bitwise;
 mod builder;
 mod einsum;
 mod elementwise;
+mod grad;
 mod inplace;
 mod layouts;
 mod matmul;
@@ -35,14 +36,15 @@ pub mod views;
 
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
+pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
     approximate, consistent_alpha, consistent_divisor, consistent_remainder, consistent_remainders,
-    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES,
+    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES, GEN_DTYPES,
 };
-pub use registry::{families, find_family, Enumeration, Family};
+pub use registry::{families, find_family, forward_families, Enumeration, Family, GRAD_FAMILY};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
-pub use tolerance::{accumulation_error, float_tolerance, sum_tolerance};
+pub use tolerance::{accumulation_error, float_tolerance, grad_tolerance, sum_tolerance};
 
 use arbitrary::Unstructured;
 use bcast_conformance::case::{splitmix64, Case, Source};

@@ -174,7 +174,32 @@ pub fn families() -> &'static [Family] {
             generate: super::reflected::reflected_case,
             enumeration: None,
         },
+        Family {
+            name: GRAD_FAMILY,
+            about: "gradients (schema 3): a case of a differentiable family with some inputs requiring grad (integer ones refused), in-place calls on clones, an upstream gradient per result",
+            generate: super::grad::grad_case,
+            enumeration: None,
+        },
     ]
+}
+
+/// The name of the family whose cases ask for gradients (`grad`), the last of
+/// [`families`]: the oracles that draw forward cases from fuzz bytes
+/// ([`forward_families`]) leave it out, so that a byte picks the family it always did.
+pub const GRAD_FAMILY: &str = "grad";
+
+/// Every family but [`GRAD_FAMILY`].
+///
+/// ```
+/// use bcast_fuzzing::gen::{families, forward_families, GRAD_FAMILY};
+/// assert_eq!(forward_families().len() + 1, families().len());
+/// assert!(forward_families().iter().all(|f| f.name != GRAD_FAMILY));
+/// ```
+pub fn forward_families() -> Vec<&'static Family> {
+    families()
+        .iter()
+        .filter(|f| f.name != GRAD_FAMILY)
+        .collect()
 }
 
 /// The family called `name`.

@@ -5,6 +5,7 @@
 //! tolerance of an op that sums widens to the error any order can make.
 
 use super::CaseBuilder;
+use bcast_conformance::case::Tolerance;
 use bcast_engine::DType;
 
 /// Sets the tolerance for a case whose operands (or requested result) have `dtypes`: the least
@@ -40,6 +41,31 @@ pub fn sum_tolerance(b: &mut CaseBuilder, dtypes: &[DType]) {
     if let Some((tol, eps)) = float_precision(dtypes) {
         b.tolerance(tol, tol.max(accumulation_error(b, eps)));
     }
+}
+
+/// The tolerance of a gradient case's gradients (its `grad.tolerance`): as [`sum_tolerance`]
+/// over every storage of `b` (the leaves, the other inputs and the upstream gradients, whose
+/// dtypes are the results'), since a backward multiplies and sums over the broadcast dims; no
+/// tolerance without a float.
+///
+/// ```
+/// use bcast_fuzzing::gen::{grad_tolerance, CaseBuilder};
+/// use bcast_engine::DType;
+/// let mut b = CaseBuilder::default();
+/// b.literal_storage(DType::Int64, vec![]);
+/// assert_eq!(grad_tolerance(&b), None);
+/// let mut u = arbitrary::Unstructured::new(&[]);
+/// b.random_fill_storage(&mut u, DType::Float16, 4).unwrap();
+/// assert_eq!(grad_tolerance(&b).map(|t| t.rtol), Some(2e-3));
+/// ```
+pub fn grad_tolerance(b: &CaseBuilder) -> Option<Tolerance> {
+    let dtypes: Vec<DType> = b.dtypes().collect();
+    // A bound past f64's range (edge values of 1e30 multiplied together) is written as the
+    // largest finite double, which JSON can hold.
+    float_precision(&dtypes).map(|(tol, eps)| Tolerance {
+        rtol: tol,
+        atol: tol.max(accumulation_error(b, eps)).min(f64::MAX),
+    })
 }
 
 /// The tolerance and machine epsilon of the least precise float in `dtypes` (a complex dtype
@@ -79,18 +105,18 @@ fn float_precision(dtypes: &[DType]) -> Option<(f64, f64)> {
 /// assert_eq!(accumulation_error(&b, f64::EPSILON), 8192.0);
 /// ```
 pub fn accumulation_error(b: &CaseBuilder, eps: f64) -> f64 {
-    let mut literal = false;
+    let literal = b.named_tensor_specs().any(|(_, t)| {
+        b.storage_spec(&t.storage)
+            .is_some_and(|s| s.values.is_some())
+    });
+    if !literal {
+        return 0.0;
+    }
     let mut terms = 1usize;
     let mut magnitude = 1.0f64;
     for (name, t) in b.named_tensor_specs() {
         terms = terms.max(t.shape.iter().product());
-        literal |= b
-            .storage_spec(&t.storage)
-            .is_some_and(|s| s.values.is_some());
         magnitude *= b.largest_finite(name).max(1.0);
-    }
-    if !literal {
-        return 0.0;
     }
     let n = terms as f64;
     eps * n * n * magnitude

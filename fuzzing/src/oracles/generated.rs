@@ -5,7 +5,7 @@
 //! The case also survives a JSON round trip, since the corpus stores cases as JSON.
 
 use super::protocol::round_trips;
-use crate::gen::{families, generate_from_bytes};
+use crate::gen::{forward_families, generate_from_bytes};
 use bcast_conformance::backend::reference::{call_writes, run_reference, MAX_FULL_VALUES};
 use bcast_conformance::backend::{BackendFailure, Level};
 use bcast_conformance::case::NumScalar;
@@ -37,8 +37,8 @@ fn storage_elements(case: &Case) -> usize {
 /// ```
 pub fn case_from_bytes(bytes: &[u8]) -> Case {
     let (pick, rest) = bytes.split_first().unwrap_or((&0, &[]));
-    let all = families();
-    let family = &all[*pick as usize % all.len()];
+    let all = forward_families();
+    let family = all[*pick as usize % all.len()];
     let mut case = generate_from_bytes(family, rest);
     case.id = format!("{}/fuzz", family.name);
     case

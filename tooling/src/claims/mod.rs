@@ -9,10 +9,10 @@
 //!     message: Some("The expanded size of the tensor (1) must match".into()),
 //!     ..Claim::default()
 //! };
-//! let torch = Outcome::Error(ErrorOutcome {
-//!     kind: "RuntimeError".into(),
-//!     message: "output with shape [1, 3, 1] doesn't match the broadcast shape [3, 3, 7]".into(),
-//! });
+//! let torch = Outcome::Error(ErrorOutcome::new(
+//!     "RuntimeError",
+//!     "output with shape [1, 3, 1] doesn't match the broadcast shape [3, 3, 7]",
+//! ));
 //! let found = discrepancies(&claim, &torch);
 //! assert_eq!(found.len(), 1);
 //! assert_eq!(found[0].field, "message");
@@ -415,6 +415,8 @@ mod tests {
             result: ResultValue::Tensor(tensor),
             storages: None,
             warnings: None,
+            grads: None,
+            backward_error: None,
         });
         let claim = Claim {
             outcome: ClaimOutcome::Ok,
@@ -450,6 +452,8 @@ mod tests {
             result: ResultValue::Int(3000),
             storages: None,
             warnings: None,
+            grads: None,
+            backward_error: None,
         });
         let claim = |v| Claim {
             outcome: ClaimOutcome::Ok,
@@ -462,10 +466,7 @@ mod tests {
 
     #[test]
     fn outcome_mismatch_is_one_discrepancy() {
-        let torch = Outcome::Error(ErrorOutcome {
-            kind: "RuntimeError".into(),
-            message: "m".into(),
-        });
+        let torch = Outcome::Error(ErrorOutcome::new("RuntimeError", "m"));
         let claim = Claim {
             outcome: ClaimOutcome::Ok,
             shape: Some(vec![2]),

@@ -159,6 +159,8 @@ fn ok(result: ResultValue) -> Outcome {
         result,
         storages: None,
         warnings: None,
+        grads: None,
+        backward_error: None,
     })
 }
 

@@ -410,6 +410,8 @@ fn ok(result: ResultValue, storages: Option<BTreeMap<String, Vec<Num>>>) -> Outc
         result,
         storages,
         warnings: None,
+        grads: None,
+        backward_error: None,
     })
 }
 

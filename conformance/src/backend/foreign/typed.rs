@@ -197,8 +197,5 @@ pub fn tensor_result_at(
 
 /// An error outcome raised by the crate under test (its own error kind and message).
 pub fn error_outcome(kind: &str, message: impl Into<String>) -> Outcome {
-    Outcome::Error(ErrorOutcome {
-        kind: kind.to_string(),
-        message: message.into(),
-    })
+    Outcome::Error(ErrorOutcome::new(kind.to_string(), message))
 }

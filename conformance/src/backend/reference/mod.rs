@@ -206,16 +206,18 @@ pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
                 result,
                 storages,
                 warnings: None,
+                grads: None,
+                backward_error: None,
             }))
         }
         Err(CallError::Engine(e)) if e.is_refusal() => Err(BackendFailure::unsupported(format!(
             "the engine refuses (undefined in torch, or a resource limit): {}",
             e.message()
         ))),
-        Err(CallError::Engine(e)) => Ok(Outcome::Error(ErrorOutcome {
-            kind: e.kind().name().to_string(),
-            message: e.message().to_string(),
-        })),
+        Err(CallError::Engine(e)) => Ok(Outcome::Error(ErrorOutcome::new(
+            e.kind().name().to_string(),
+            e.message().to_string(),
+        ))),
         Err(CallError::Unsupported(m)) => Err(BackendFailure::unsupported(m)),
     }
 }
@@ -242,13 +244,16 @@ impl Backend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
+        let mut everything = Capabilities::everything();
+        // The engine's backward is not written yet: the cases with `grad` are skipped.
+        everything.levels.remove(&crate::backend::Level::Grads);
         Capabilities {
             ops: Some(ops::all_fn_names().into_iter().collect()),
             dtypes: engine_dtypes()
                 .iter()
                 .map(|d| d.name().to_string())
                 .collect(),
-            ..Capabilities::everything()
+            ..everything
         }
     }
 

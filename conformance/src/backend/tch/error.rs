@@ -63,12 +63,12 @@ pub fn python_message(message: &str) -> String {
 /// see `shim.cpp`), or `None` for errors tch itself made up.
 pub fn python_error(e: &TchError) -> Option<ErrorOutcome> {
     match e {
-        TchError::Torch(_) => Some(ErrorOutcome {
-            kind: shim::last_exception_class()
+        TchError::Torch(_) => Some(ErrorOutcome::new(
+            shim::last_exception_class()
                 .unwrap_or("RuntimeError")
                 .to_string(),
-            message: python_message(&trim_backtrace(e)),
-        }),
+            python_message(&trim_backtrace(e)),
+        )),
         _ => None,
     }
 }

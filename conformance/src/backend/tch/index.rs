@@ -135,8 +135,5 @@ fn slice_step(step: Option<i64>) -> Result<i64, TchCallError> {
 }
 
 fn raised(kind: &str, message: &str) -> TchCallError {
-    TchCallError::Raised(ErrorOutcome {
-        kind: kind.to_string(),
-        message: message.to_string(),
-    })
+    TchCallError::Raised(ErrorOutcome::new(kind.to_string(), message.to_string()))
 }

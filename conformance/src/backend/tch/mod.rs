@@ -233,10 +233,10 @@ fn interpret_call(case: &Case, inputs: &TchInputs) -> CallResult {
     let call = match bcast_case::pyargs::check_call(case) {
         Ok(accepted) => accepted.map_or_else(|| case.call.clone(), |a| a.canonical),
         Err(e) => {
-            return Err(TchCallError::Raised(ErrorOutcome {
-                kind: e.kind.to_string(),
-                message: e.message,
-            }))
+            return Err(TchCallError::Raised(ErrorOutcome::new(
+                e.kind.to_string(),
+                e.message,
+            )))
         }
     };
     let args = Args::new(&call, inputs);
@@ -348,6 +348,8 @@ fn run_unguarded(case: &Case) -> Result<Outcome, BackendFailure> {
         result,
         storages,
         warnings: None,
+        grads: None,
+        backward_error: None,
     }))
 }
 
