@@ -1,8 +1,10 @@
 //! `bcast matrix`: measures the backends named, level by level, and prints the conformance
 //! matrix as a Markdown table (the one `bcast-dev matrix` writes into README.md, measured by
-//! the same function). It writes no file.
+//! the same function); with `--html`, it also writes the matrix as a page.
 
+use crate::paths::{check_outputs, Named};
 use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
+use bcast_conformance::report::html::matrix_page;
 use bcast_conformance::report::matrix::{measure, render_matrix};
 use clap::Args;
 use std::path::PathBuf;
@@ -21,11 +23,23 @@ pub struct MatrixArgs {
     /// Per-case timeout of a protocol adapter, in milliseconds [default: 5000].
     #[arg(long)]
     pub timeout_ms: Option<u64>,
+    /// Also write the matrix as an HTML page: every backend's level and op x level heat maps.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// Runs `bcast matrix`: exit 0 once every backend is measured, whatever its pass rates; 2 when
 /// the fixtures do not load or a backend does not start.
 pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
+    if let Some(path) = &args.html {
+        let fixtures = bcast_case::fixture_files(&args.paths).unwrap_or_default();
+        let inputs: Vec<Named<'_>> = fixtures
+            .iter()
+            .map(|f| ("a fixture file the matrix reads", f.as_path()))
+            .collect();
+        check_outputs(&[("--html", path.as_path())], &inputs, &[])?;
+        crate::run::check_writable(path)?;
+    }
     let (cases, source) = crate::corpus::load(&args.paths)?;
     if cases.is_empty() {
         return Err(format!("no fixture case in {source}"));
@@ -44,5 +58,9 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         eprintln!("measuring {name}")
     });
     print!("{}", render_matrix("bcast matrix", &rows, &cases, &[]));
+    if let Some(path) = &args.html {
+        let page = matrix_page(&rows, &cases)?;
+        std::fs::write(path, page).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,10 +1,11 @@
-//! `bcast run`: the conformance suite against a backend, with a summary table, optional JUnit
-//! and JSON reports, and an exit code that is non-zero exactly on unexpected failures.
+//! `bcast run`: the conformance suite against a backend, with a summary table, optional JUnit,
+//! JSON and HTML reports, and an exit code that is non-zero exactly on unexpected failures.
 
 use crate::paths::{check_outputs, Named};
 use bcast_conformance::backend::registry::{open_backend, AdapterLimits};
 use bcast_conformance::backend::{Capabilities, Level};
 use bcast_conformance::case::LoadedCase;
+use bcast_conformance::report::html::run_page;
 use bcast_conformance::report::json::json_report;
 use bcast_conformance::report::junit::junit_xml;
 use bcast_conformance::report::summary::{level_line, summary_line, summary_table};
@@ -67,6 +68,10 @@ pub struct RunArgs {
     /// Write a JSON report.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write an HTML report: one self-contained page with the summary, an op x level heat
+    /// map and every failure with its torch repro, behind filters (REPORT.md).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Per-case timeout of a protocol adapter, in milliseconds [default: 5000].
     #[arg(long)]
     pub timeout_ms: Option<u64>,
@@ -331,6 +336,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    if let Some(path) = &args.html {
+        let page = run_page(&result, &cases)?;
+        std::fs::write(path, page).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     Ok(if holds {
         ExitCode::SUCCESS
     } else {
@@ -343,6 +352,7 @@ fn outputs(args: &RunArgs) -> Vec<Named<'_>> {
     [
         ("--junit", &args.junit),
         ("--json", &args.json),
+        ("--html", &args.html),
         ("--write-xfail", &args.write_xfail),
     ]
     .into_iter()
@@ -386,7 +396,7 @@ fn print_capped(lines: impl Iterator<Item = String>, more: impl Fn(usize) -> Str
 }
 
 /// Fails before the run, not after it, when a report cannot be written there.
-fn check_writable(path: &Path) -> Result<(), String> {
+pub(crate) fn check_writable(path: &Path) -> Result<(), String> {
     if path.is_dir() {
         return Err(format!(
             "{}: is a directory, not a report file",

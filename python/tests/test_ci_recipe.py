@@ -83,7 +83,7 @@ class Recipe(unittest.TestCase):
         self.assertEqual(len(uploads), 1)
         self.assertEqual(uploads[0]["if"], "always()", "the reports of a failed part are kept")
         kept = squeeze(uploads[0]["with"]["path"]).split()
-        for report in ("--junit", "--json"):
+        for report in ("--junit", "--json", "--html"):
             self.assertIn(option[report], kept)
         for name in ("BCAST_WHEEL", "BCAST_ADAPTER", "BCAST_XFAIL"):
             self.assertIn(name, self.workflow["env"])

@@ -18,11 +18,18 @@ MODE:
 - marker PATH: creates PATH at start, then behaves as `claim ["shapes"]`.
 - declines DECLINES_JSON: claims every op, level and dtype (all twelve) with the `declines` object given, and
   answers `{"int": 0}` (so every case it does not decline fails).
+- echo-wrong PATH: claims every op and level and every dtype but complex64, and answers each case with its
+  expectation, read from the fixture files under PATH (a file or a directory), except one case in four (by a
+  hash of its id), answered wrong in one of four ways: a value changed, the strides or the error message
+  changed, an int for the outcome, or a `failure`; messages and failures carry markup (MARKUP). A run with
+  failures of every kind, at any size: the HTML report's checker (scripts/check_html_report.py) opens its page.
 """
 
 import json
+import os
 import sys
 import time
+import zlib
 
 MODE = sys.argv[1]
 ARG = sys.argv[2] if len(sys.argv) > 2 else None
@@ -48,6 +55,48 @@ def answer_zero(rid):
     say({"id": rid, "outcome": {"ok": {"result": {"int": 0}}}})
 
 
+def fixture_expectations(path):
+    """Every case's expectation in the fixture files under `path`, by case id."""
+    files = [path]
+    if os.path.isdir(path):
+        files = sorted(os.path.join(d, f) for d, _, names in os.walk(path) for f in names if f.endswith(".json"))
+    expected = {}
+    for name in files:
+        with open(name) as f:
+            doc = json.load(f)
+        for case in doc.get("cases", []) if isinstance(doc, dict) else []:
+            if "expect" in case:
+                expected[case["id"]] = case["expect"]
+    return expected
+
+
+# What `echo-wrong` puts in its messages: markup a report must show as text.
+MARKUP = '</script><img src=x onerror="window.bcastPwned=1">'
+
+
+def echo_wrong(rid, expect):
+    """The answer of `echo-wrong`: the expectation, or for one case in four a wrong one."""
+    h = zlib.crc32(rid.encode())
+    if expect is None or h % 4 != 0:
+        return {"id": rid, "outcome": expect} if expect is not None else {"id": rid, "failure": "no expectation"}
+    way = (h // 4) % 4
+    if way == 0 and "error" in expect:
+        error = dict(expect["error"], message=expect["error"]["message"] + " (said differently) " + MARKUP)
+        return {"id": rid, "outcome": {"error": error}}
+    result = expect.get("ok", {}).get("result", {})
+    tensor = result.get("tensor")
+    if way == 1 and tensor is not None and tensor.get("values") and isinstance(tensor["values"][0], (int, float)) \
+            and not isinstance(tensor["values"][0], bool):
+        tensor = dict(tensor, values=[tensor["values"][0] + 1] + tensor["values"][1:])
+        return {"id": rid, "outcome": {"ok": dict(expect["ok"], result={"tensor": tensor})}}
+    if way in (0, 1) and tensor is not None and tensor.get("strides"):
+        tensor = dict(tensor, strides=[s + 1 for s in tensor["strides"]])
+        return {"id": rid, "outcome": {"ok": dict(expect["ok"], result={"tensor": tensor})}}
+    if way == 2:
+        return {"id": rid, "outcome": {"ok": {"result": {"int": 0}}}}
+    return {"id": rid, "failure": "echo-wrong fails this case on purpose " + MARKUP}
+
+
 def main():
     if MODE == "claim":
         hello(levels=json.loads(ARG))
@@ -60,9 +109,14 @@ def main():
     elif MODE == "marker":
         open(ARG, "w").close()
         hello(levels=["shapes"])
+    elif MODE == "echo-wrong":
+        # Read before the hello, whose timeout is longer than a case's.
+        expected = fixture_expectations(ARG)
+        hello(dtypes=[d for d in ALL_DTYPES if d != "complex64"])
     else:
         hello()
-    expected = {}
+    if MODE != "echo-wrong":
+        expected = {}
     if MODE in ("floats", "huge-shape", "huge-samples"):
         with open(ARG) as f:
             for case in json.load(f)["cases"]:
@@ -90,6 +144,8 @@ def main():
                 else:
                     tensor["samples"] = [[2 ** 64 + i, v] for i, v in tensor["samples"]]
             say({"id": rid, "outcome": outcome})
+        elif MODE == "echo-wrong":
+            say(echo_wrong(rid, expected.get(rid)))
         elif MODE == "huge-message":
             message = "x" * (int(ARG) << 20)
             sys.stdout.write('{"id": %s, "outcome": {"error": {"type": "RuntimeError", "message": "%s"}}}\n'

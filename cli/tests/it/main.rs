@@ -5,6 +5,7 @@ mod cli;
 mod corpus;
 mod diff;
 mod gate;
+mod html;
 mod jobs;
 mod op_catalogue;
 mod trust;

@@ -494,6 +494,14 @@ fn outputs_that_are_inputs_are_refused_before_the_run() {
             "is the --xfail file",
         ),
         (
+            vec![f.as_str(), "--html", f.as_str()],
+            "is a fixture file the run reads",
+        ),
+        (
+            vec![f.as_str(), "--json", o.as_str(), "--html", o.as_str()],
+            "are one file",
+        ),
+        (
             vec![
                 f.as_str(),
                 "--write-xfail",

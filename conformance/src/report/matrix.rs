@@ -2,7 +2,7 @@
 //! the measured pass rate (see [`level_counts`]): printed by `bcast matrix`, and written into
 //! README.md between markers by `bcast-dev matrix`.
 
-use super::levels::{level_counts, LevelCount};
+use super::levels::{level_counts, op_counts, LevelCount, OpCounts};
 use crate::backend::registry::Implementation;
 use crate::backend::Level;
 use crate::case::LoadedCase;
@@ -22,6 +22,8 @@ pub struct MatrixRow {
     pub passed: usize,
     /// Counts of the levels it claims; a level absent here is not claimed.
     pub levels: BTreeMap<Level, LevelCount>,
+    /// The same counts op by op (the HTML matrix draws them).
+    pub by_op: BTreeMap<String, OpCounts>,
 }
 
 impl MatrixRow {
@@ -35,6 +37,7 @@ impl MatrixRow {
             skipped,
             passed: result.count(Status::Pass) + result.count(Status::Xpass),
             levels: level_counts(result, cases),
+            by_op: op_counts(result, cases),
         }
     }
 }

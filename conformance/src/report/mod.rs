@@ -1,6 +1,7 @@
-//! Reports of a run: the human summary table, JUnit XML, JSON, per-level pass rates, and the
-//! conformance matrix written into README.md.
+//! Reports of a run: the human summary table, JUnit XML, JSON, an HTML page, per-level pass
+//! rates, and the conformance matrix written into README.md.
 
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod levels;

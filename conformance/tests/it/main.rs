@@ -7,6 +7,7 @@ mod declines;
 mod elementwise_messages;
 mod fill_vectors;
 mod fixtures;
+mod html;
 mod messages;
 mod protocol;
 mod reports;
