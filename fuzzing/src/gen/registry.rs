@@ -175,6 +175,12 @@ pub fn families() -> &'static [Family] {
             enumeration: None,
         },
         Family {
+            name: "queries",
+            about: "torch.numel, Tensor.numel, Tensor.dim, Tensor.size on random views (0-d, zero-size)",
+            generate: super::queries::queries_case,
+            enumeration: None,
+        },
+        Family {
             name: GRAD_FAMILY,
             about: "gradients (schema 3): a case of a differentiable family with some inputs requiring grad (integer ones refused), in-place calls on clones, an upstream gradient per result",
             generate: super::grad::grad_case,
