@@ -1,7 +1,7 @@
 //! The generator families. Each family owns one area of ops; add a family by adding a
 //! module under `gen/` and a row here.
 
-use super::elementwise::{binary_case, compare_case, unary_case, where_case};
+use super::elementwise::{binary_case, compare_case, unary_case, unary_more_case, where_case};
 use super::inplace::{copy_case, inplace_case};
 use super::out::out_case;
 use super::strides::strides_case;
@@ -90,6 +90,12 @@ pub fn families() -> &'static [Family] {
             name: "unary",
             about: "unary element-wise ops on random layouts and dtypes",
             generate: unary_case,
+            enumeration: None,
+        },
+        Family {
+            name: "unary_more",
+            about: "exp2, log1p, frac, round (decimals=), trunc, bitwise_not: function, method, in place and out=",
+            generate: unary_more_case,
             enumeration: None,
         },
         Family {
