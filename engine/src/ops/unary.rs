@@ -509,9 +509,7 @@ where
         | UnaryOp::Frac
         | UnaryOp::Round
         | UnaryOp::Trunc
-        | UnaryOp::BitwiseNot => {
-            return Err(Error::internal(format!("{} on complex", op.name())))
-        }
+        | UnaryOp::BitwiseNot => return Err(Error::internal(format!("{} on complex", op.name()))),
     };
     map_unary(out, x, f)
 }
