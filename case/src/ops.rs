@@ -2,7 +2,10 @@
 //! `conformance/tests/data/tch_ops.json`), with its family, the forms in which the cases spell
 //! it (`torch.add`, `Tensor.add`, `Tensor.add_`, `getitem`), its arguments and
 //! keywords as Python takes them, and whether it exists only in Python. Backends, generators,
-//! `bcast ops` and `OPS.md` read it; a test keeps it equal to what the fixtures call.
+//! `bcast ops` and `OPS.md` read it; a test keeps it equal to what the fixtures call, and
+//! every form it lists has torch-labelled fixture cases. It lists only forms Python torch has:
+//! `maximum`, `minimum`, `fmax` and `fmin` have no in-place method, in Python or in libtorch
+//! (`Tensor.maximum_` raises `AttributeError`), so none is listed.
 //!
 //! ```
 //! use bcast_case::ops::{lookup, Family, Form};
@@ -246,7 +249,7 @@ pub const OPS: &[Op] = &[
     op!("exp2", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
     op!("log1p", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
     op!("frac", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
-    op!("round", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
+    op!("round", Unary, [F, M, I], "(input, *, decimals=0, out=None)", ["decimals", "out"]),
     op!("trunc", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
     op!("bitwise_not", Unary, [F, M, I], "(input, *, out=None)", ["out"]),
     op!("add", Binary, [F, M, I, R], "(input, other, *, alpha=1, out=None); input or other may be a Python number", ["alpha", "out"]),
@@ -255,8 +258,8 @@ pub const OPS: &[Op] = &[
     op!("div", Binary, [F, M, I, R], "(input, other, *, rounding_mode=None, out=None)", ["rounding_mode", "out"]),
     op!("remainder", Binary, [F, M, I, R], "(input, other, *, out=None)", ["out"]),
     op!("pow", Binary, [F, M, I, R], "(input, exponent, *, out=None); input may be a Python number", ["out"]),
-    op!("maximum", Binary, [F, M, I], "(input, other, *, out=None)", ["out"]),
-    op!("minimum", Binary, [F, M, I], "(input, other, *, out=None)", ["out"]),
+    op!("maximum", Binary, [F, M], "(input, other, *, out=None); no in-place form", ["out"]),
+    op!("minimum", Binary, [F, M], "(input, other, *, out=None); no in-place form", ["out"]),
     op!("max", Binary, [F, M], "(input, other, *, out=None): two tensors, the element-wise maximum", ["out"]),
     op!("min", Binary, [F, M], "(input, other, *, out=None): two tensors, the element-wise minimum", ["out"]),
     op!("subtract", Binary, [F, I], "(input, other, *, alpha=1, out=None): sub", ["out"]),
@@ -279,8 +282,8 @@ pub const OPS: &[Op] = &[
     op!("special.zeta", Binary, [F], "(input, other, *, out=None): Hurwitz zeta; input or other may be a Python number (not both)", ["out"]),
     op!("float_power", Binary, [F, M, I], "(input, exponent, *, out=None): pow in float64/complex128; input or exponent may be a Python number (not both)", ["out"]),
     op!("heaviside", Binary, [F, M, I], "(input, values, *, out=None)", ["out"]),
-    op!("fmax", Binary, [F, M, I], "(input, other, *, out=None); Tensor.fmax_ is libtorch's only", ["out"]),
-    op!("fmin", Binary, [F, M, I], "(input, other, *, out=None); Tensor.fmin_ is libtorch's only", ["out"]),
+    op!("fmax", Binary, [F, M], "(input, other, *, out=None); no in-place form", ["out"]),
+    op!("fmin", Binary, [F, M], "(input, other, *, out=None); no in-place form", ["out"]),
     op!("rsub", Binary, [F], "(input, other, *, alpha=1): other - alpha * input; other may be a Python number", ["alpha"]),
     op!("eq", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),
     op!("ne", Compare, [F, M, I], "(input, other, *, out=None)", ["out"]),

@@ -112,9 +112,13 @@ pub fn catalogue_markdown(cases: &[LoadedCase]) -> String {
          (see `fixtures/README.md` for how each argument is written). A form is \
          `torch.NAME(...)`, `Tensor.NAME(...)` (a method: the first argument is `self`), \
          `Tensor.NAME_(...)` (in place) or `getitem` (`args[0][args[1]]`); the keyword `out` \
-         goes with the function form only. A form with 0 cases here is called only by the libtorch \
-         op corpus (`conformance/tests/data/tch_ops.json`), which `fuzzing/tests/it/tch_diff.rs` \
-         checks against libtorch; the engine may lack it.\n\n",
+         goes with the function form only. Every form has torch-labelled cases in the fixtures \
+         (`cli/tests/it/op_catalogue.rs` fails otherwise); the libtorch op corpus \
+         (`conformance/tests/data/tch_ops.json`, checked against libtorch by \
+         `fuzzing/tests/it/tch_diff.rs`) calls only forms listed here. Only forms Python torch \
+         has are listed: `maximum`, `minimum`, `fmax` and `fmin` have no in-place method in \
+         torch 2.13.0, in Python or in libtorch (`Tensor.maximum_` raises `AttributeError: \
+         'Tensor' object has no attribute 'maximum_'`), and no backend claims one.\n\n",
     );
     for family in Family::ALL {
         let ops: Vec<_> = OPS.iter().filter(|op| op.family == family).collect();

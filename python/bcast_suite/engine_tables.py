@@ -184,7 +184,8 @@ def operand(x):
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "remainder"]
 COMPARE = ["eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"]
 UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "floor", "ceil",
-         "sign", "reciprocal", "logical_not"]
+         "sign", "reciprocal", "logical_not", "exp2", "log1p", "frac", "round", "trunc",
+         "bitwise_not"]
 
 
 def elementwise_table():
@@ -236,6 +237,12 @@ def elementwise_table():
             row("eq", [a, b], lambda: torch.eq(a, b, out=out), out=o)
             row("neg", [a], lambda: torch.neg(a, out=out), out=o)
             row("sqrt", [a], lambda: torch.sqrt(a, out=out), out=o)
+    # The unary ops added with issue 41 on every edge value of each dtype (huge values, ties,
+    # signed zeros, NaN and the infinities).
+    for d in DTYPES:
+        e = edge_tensor(d)
+        for op in ["exp2", "log1p", "frac", "round", "trunc", "bitwise_not"]:
+            row(op, [e], lambda: getattr(torch, op)(e))
     for _ in range(150):
         d1, d2 = rng.choice(DTYPES), rng.choice(DTYPES)
         a, b = op_values(d1).reshape(2, 4), op_values(d2, second=True)
@@ -404,7 +411,8 @@ def api_messages_table():
 
 
 SPECIAL_PARTS = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan]
-COMPLEX_SPECIAL_UNARY = ["sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "reciprocal"]
+COMPLEX_SPECIAL_UNARY = ["sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid", "reciprocal",
+                         "exp2", "log1p"]
 COMPLEX_SPECIAL_EXPONENTS = [2, 3, -1, -2, 0.5, 2.5, math.inf, -math.inf, math.nan,
                              complex(0, math.inf), 1j, complex(1, 1)]
 COMPLEX_SPECIAL_BASES = [False, True, 0, 2, 0.5, math.inf, 1j]

@@ -62,6 +62,8 @@ BINARY = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder"
           "bitwise_or", "bitwise_xor", "subtract", "multiply", "divide", "greater", "less_equal"]
 UNARY = ["abs", "neg", "exp", "log", "sqrt", "sin", "tanh", "sigmoid", "floor", "round", "sign",
          "reciprocal", "logical_not", "bitwise_not", "exp2", "log1p", "frac", "trunc"]
+# Binary ops without an in-place method in torch 2.13.0 (`Tensor.maximum_` raises AttributeError).
+NO_IN_PLACE = {"maximum", "minimum", "fmax", "fmin"}
 SHAPE_PAIRS = [((2, 3), (3,)), ((4, 1), (1, 5)), ((3,), (2, 3)), ((2, 1, 3), (4, 1)), ((), (2, 2)),
                ((0, 3), (3,)), ((2, 3), (2,)), ((5, 2, 4, 1), (3, 1, 1)), ((1, 3, 1), (3, 1, 7))]
 NUMBERS = [{"int": 2}, {"float": 0.5}, {"bool": True}, {"int": -3}, {"float": "nan"}]
@@ -85,7 +87,9 @@ def binary_cases(rng):
                 out.append(c.call(f"torch.{op}", rng.choice(NUMBERS), x))
             elif form == 3:
                 other = c.tensor(sb, db) if rng.random() < 0.6 else rng.choice(NUMBERS)
-                out.append(c.call(f"Tensor.{op}_", x, other))
+                # The method form where torch (Python and libtorch) has no in-place one.
+                method = f"Tensor.{op}" if op in NO_IN_PLACE else f"Tensor.{op}_"
+                out.append(c.call(method, x, other))
             else:
                 y = c.tensor(sb, db, rng.choice(LAYOUTS))
                 o = c.tensor(rng.choice([sa, sb, (2, 3), ()]), rng.choice(DTYPES))

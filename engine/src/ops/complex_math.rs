@@ -394,6 +394,29 @@ pub fn sigmoid<T: Real>(a: C<T>) -> C<T> {
     div(one, add(one, exp(neg(a))))
 }
 
+/// `2^a` as torch's `exp2_impl`: `exp(ln 2 · a)`, the real factor scaling each part (so an
+/// infinite part stays infinite where a complex product would make the other NaN).
+pub fn exp2<T: Real>(a: C<T>) -> C<T> {
+    let ln2 = T::from_f64(std::f64::consts::LN_2);
+    exp(C::new(ln2 * a.re, ln2 * a.im))
+}
+
+/// `ln(1 + a)` as torch's CPU `log1p` (c10's `complex_math.h`, after NumPy): with `u = 1 + a`,
+/// `a` itself where `u` is exactly 1, `ln u` where `u - 1` is exactly `a`, else
+/// `ln u · a / (u - 1)`, which recovers the digits the sum lost.
+pub fn log1p<T: Real>(a: C<T>) -> C<T> {
+    let u = C::new(a.re + T::ONE, a.im);
+    if u.re == T::ONE && u.im == T::ZERO {
+        return a;
+    }
+    let log_u = log(u);
+    let u_minus_1 = C::new(u.re - T::ONE, u.im);
+    if u_minus_1.re == a.re && u_minus_1.im == a.im {
+        return log_u;
+    }
+    mul(log_u, div(a, u_minus_1))
+}
+
 /// `1 / a`.
 pub fn reciprocal<T: Real>(a: C<T>) -> C<T> {
     div(C::new(T::ONE, T::ZERO), a)

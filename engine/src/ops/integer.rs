@@ -26,6 +26,8 @@ pub trait Int: Element + Ord {
     fn wdiv(self, other: Self) -> Self;
     /// Whether the value is below 0.
     fn is_negative(self) -> bool;
+    /// Every bit flipped (`~x`).
+    fn bit_not(self) -> Self;
 }
 
 macro_rules! int_impl {
@@ -77,6 +79,10 @@ macro_rules! int_impl {
             #[allow(unused_comparisons)]
             fn is_negative(self) -> bool {
                 self < 0
+            }
+            #[inline]
+            fn bit_not(self) -> Self {
+                !self
             }
         }
     };

@@ -44,7 +44,7 @@ pub use lerp::{lerp, lerp_};
 pub use masked_fill::{masked_fill, masked_fill_};
 pub use operand::Operand;
 pub use pow::{float_power, pow_number_tensor, pow_tensor_number};
-pub use unary::{unary, unary_, UnaryOp};
+pub use unary::{round_decimals, round_decimals_, unary, unary_, UnaryOp};
 pub use where_op::r#where;
 
 use crate::{DType, Error};

@@ -68,6 +68,8 @@ pub trait Real:
     fn mul_add(self, a: Self, b: Self) -> Self;
     /// Rounds toward zero.
     fn trunc(self) -> Self;
+    /// Rounds to the nearest integer, ties to even (C's `nearbyint`).
+    fn round_even(self) -> Self;
     /// `2^self`.
     fn exp2(self) -> Self;
     /// The magnitude of `self` with the sign bit of `sign`.
@@ -147,6 +149,9 @@ macro_rules! real {
             }
             fn trunc(self) -> Self {
                 <$t>::trunc(self)
+            }
+            fn round_even(self) -> Self {
+                <$t>::round_ties_even(self)
             }
             fn exp2(self) -> Self {
                 <$t>::exp2(self)

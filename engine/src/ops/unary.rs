@@ -1,5 +1,6 @@
 //! One-input ops: `neg`, `abs`, `exp`, `log`, `sqrt`, `sin`, `cos`, `tanh`, `sigmoid`,
-//! `floor`, `ceil`, `sign`, `reciprocal`, `logical_not`, each with torch's dtype rules.
+//! `floor`, `ceil`, `sign`, `reciprocal`, `logical_not`, `exp2`, `log1p`, `frac`, `round`,
+//! `trunc`, `bitwise_not`, each with torch's dtype rules.
 //!
 //! ```
 //! use bcast_engine::ops::{unary, UnaryOp};
@@ -53,6 +54,18 @@ pub enum UnaryOp {
     Reciprocal,
     /// `torch.logical_not`.
     LogicalNot,
+    /// `torch.exp2`: `2^x`.
+    Exp2,
+    /// `torch.log1p`: `ln(1 + x)`.
+    Log1p,
+    /// `torch.frac`: `x - trunc(x)`, floating dtypes only.
+    Frac,
+    /// `torch.round` (without `decimals`): to the nearest integer, ties to even.
+    Round,
+    /// `torch.trunc`: toward zero.
+    Trunc,
+    /// `torch.bitwise_not`: `~x` of an integer, `not x` of a bool.
+    BitwiseNot,
 }
 
 /// How an op treats dtypes.
@@ -68,7 +81,7 @@ enum Family {
 
 impl UnaryOp {
     /// Every unary op.
-    pub const ALL: [UnaryOp; 14] = [
+    pub const ALL: [UnaryOp; 20] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Exp,
@@ -83,6 +96,12 @@ impl UnaryOp {
         UnaryOp::Sign,
         UnaryOp::Reciprocal,
         UnaryOp::LogicalNot,
+        UnaryOp::Exp2,
+        UnaryOp::Log1p,
+        UnaryOp::Frac,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
+        UnaryOp::BitwiseNot,
     ];
 
     /// torch's name, e.g. `"logical_not"`.
@@ -102,6 +121,12 @@ impl UnaryOp {
             UnaryOp::Sign => "sign",
             UnaryOp::Reciprocal => "reciprocal",
             UnaryOp::LogicalNot => "logical_not",
+            UnaryOp::Exp2 => "exp2",
+            UnaryOp::Log1p => "log1p",
+            UnaryOp::Frac => "frac",
+            UnaryOp::Round => "round",
+            UnaryOp::Trunc => "trunc",
+            UnaryOp::BitwiseNot => "bitwise_not",
         }
     }
 
@@ -126,14 +151,22 @@ impl UnaryOp {
                 | UnaryOp::Cos
                 | UnaryOp::Tanh
                 | UnaryOp::Sigmoid
+                | UnaryOp::Exp2
+                | UnaryOp::Log1p
         )
     }
 
     fn family(self) -> Family {
         match self {
-            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Sign => {
-                Family::SameDtype
-            }
+            UnaryOp::Neg
+            | UnaryOp::Abs
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Sign
+            | UnaryOp::Frac
+            | UnaryOp::Round
+            | UnaryOp::Trunc
+            | UnaryOp::BitwiseNot => Family::SameDtype,
             UnaryOp::LogicalNot => Family::Logical,
             _ => Family::Float,
         }
@@ -144,8 +177,9 @@ impl UnaryOp {
 /// or `out` (resized when its shape differed; same object).
 ///
 /// # Errors
-/// torch's, in its order: `neg` of a bool tensor; overlap of `out`; the shape of `out` where
-/// it cannot be resized; the dtype of `out`; then ops not implemented for bool.
+/// torch's, in its order: `neg` of a bool tensor, `floor`/`ceil`/`trunc`/`sign` of a complex
+/// one; overlap of `out`; the shape of `out` where it cannot be resized; the dtype of `out`;
+/// then the kernel's refusal of the dtype ([`kernel_refusal`]).
 pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     if op == UnaryOp::Abs && x.dtype().is_complex() {
         return abs_complex(x, out);
@@ -157,7 +191,7 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     }
     if x.dtype().is_complex() {
         match op {
-            UnaryOp::Floor | UnaryOp::Ceil => {
+            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Trunc => {
                 return Err(Error::not_implemented(format!(
                     "{} is not supported for complex inputs",
                     op.name()
@@ -228,6 +262,77 @@ fn abs_complex(x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     super::copy_(&result, &values)
 }
 
+/// `torch.round(x, decimals=d, out=out)`: as torch's `round.decimals`, `nearbyint(x · 10^d) /
+/// 10^d` (for `d < 0`, `nearbyint(x / 10^-d) · 10^-d`), computed in `float32` for the
+/// half-precision dtypes and `float32` itself, `10^d` being C's `pow(10, d)` converted to
+/// that type (so `decimals=40` in `float32` is NaN: `x · inf / inf`). `decimals=0` is
+/// `round`, except that an integer tensor is refused rather than copied.
+///
+/// ```
+/// use bcast_engine::ops::round_decimals;
+/// use bcast_engine::Tensor;
+/// let x = Tensor::from_vec(vec![1.25f64, -123.456], &[2]).unwrap();
+/// let r = round_decimals(&x, 1, None).unwrap();
+/// assert_eq!(r.to_vec::<f64>().unwrap(), vec![1.2, -123.5]);
+/// let n = Tensor::from_vec(vec![3i64], &[1]).unwrap();
+/// let e = round_decimals(&n, 0, None).unwrap_err();
+/// assert_eq!(e.message(), "\"round_vml_cpu\" not implemented for 'Long'");
+/// ```
+///
+/// # Errors
+/// As for [`unary`] with `round`; then a dtype other than a real floating one (the kernel
+/// `round_vml_cpu` for `decimals=0`, `round_cpu` otherwise).
+pub fn round_decimals(x: &Tensor, decimals: i64, out: Option<&Tensor>) -> Result<Tensor> {
+    let setup = IterSetup::new(IterConfig::default(), out, vec![IterInput::tensor(x)])?;
+    let dtype = setup.check_all_same_dtype()?;
+    let iter = setup.finish(dtype)?;
+    if !dtype.is_floating() {
+        let kernel = if decimals == 0 {
+            "round_vml_cpu"
+        } else {
+            "round_cpu"
+        };
+        return Err(not_implemented(kernel, dtype));
+    }
+    if decimals == 0 {
+        run(UnaryOp::Round, &iter)?;
+        return iter.into_result();
+    }
+    let (out, x) = (iter.output(), iter.inputs()[0].as_tensor());
+    // torch negates `decimals` in int64 (wrapping) and takes `pow(10, |decimals|)` in double.
+    let scaled_down = decimals < 0;
+    let ten = 10f64.powf(decimals.wrapping_abs() as f64);
+    match dtype {
+        DType::Float16 => map_unary(out, x, |v: Half| {
+            Half::from_f32(round_scaled(v.cast::<f32>(), ten as f32, scaled_down))
+        }),
+        DType::BFloat16 => map_unary(out, x, |v: BFloat16| {
+            BFloat16::from_f32(round_scaled(v.cast::<f32>(), ten as f32, scaled_down))
+        }),
+        DType::Float32 => map_unary(out, x, |v: f32| round_scaled(v, ten as f32, scaled_down)),
+        _ => map_unary(out, x, |v: f64| round_scaled(v, ten, scaled_down)),
+    }?;
+    iter.into_result()
+}
+
+/// `x.round_(decimals=d)`: [`round_decimals`] written into `x`.
+///
+/// # Errors
+/// As [`round_decimals`], with `x` as the output.
+pub fn round_decimals_(x: &Tensor, decimals: i64) -> Result<Tensor> {
+    round_decimals(x, decimals, Some(x))
+}
+
+/// One element of `round(decimals=d)`: `ten` is `10^|d|`, `scaled_down` whether `d < 0`.
+#[inline]
+fn round_scaled<T: Real>(v: T, ten: T, scaled_down: bool) -> T {
+    if scaled_down {
+        (v / ten).round_even() * ten
+    } else {
+        (v * ten).round_even() / ten
+    }
+}
+
 /// `x.NAME_()`: the op written into `x` itself.
 ///
 /// # Errors
@@ -243,17 +348,35 @@ pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     unary(op, x, Some(x))
 }
 
+/// The error of the kernel torch dispatches `op` to where it has no implementation for
+/// `dtype` (`"round_vml_cpu" not implemented for 'Bool'`); checked once the iteration is set
+/// up, so after the checks of `out`.
+fn kernel_refusal(op: UnaryOp, dtype: DType) -> Option<Error> {
+    let kernel = match op {
+        UnaryOp::Abs if dtype == DType::Bool => "abs_cpu",
+        UnaryOp::Floor if dtype == DType::Bool => "floor_vml_cpu",
+        UnaryOp::Ceil if dtype == DType::Bool => "ceil_vml_cpu",
+        UnaryOp::Trunc if dtype == DType::Bool => "trunc_vml_cpu",
+        UnaryOp::Round if dtype == DType::Bool || dtype.is_complex() => "round_vml_cpu",
+        UnaryOp::Frac if !dtype.is_floating() => "frac_cpu",
+        UnaryOp::BitwiseNot if dtype.is_floating() || dtype.is_complex() => "bitwise_not_cpu",
+        _ => return None,
+    };
+    Some(not_implemented(kernel, dtype))
+}
+
 fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
     let (out, x) = (iter.output(), iter.inputs()[0].as_tensor());
     if op.family() == Family::Logical {
         return crate::dispatch_dtype!(x.dtype(), T => map_unary(out, x, |v: T| !v.cast::<bool>()));
     }
+    if let Some(e) = kernel_refusal(op, x.dtype()) {
+        return Err(e);
+    }
     match x.dtype() {
         DType::Bool => match op {
             UnaryOp::Sign => map_unary(out, x, |v: bool| v),
-            UnaryOp::Abs => Err(not_implemented("abs_cpu", DType::Bool)),
-            UnaryOp::Floor => Err(not_implemented("floor_vml_cpu", DType::Bool)),
-            UnaryOp::Ceil => Err(not_implemented("ceil_vml_cpu", DType::Bool)),
+            UnaryOp::BitwiseNot => map_unary(out, x, |v: bool| !v),
             _ => Err(Error::internal(format!("{} on bool", op.name()))),
         },
         DType::UInt8 => run_int::<u8>(op, out, x),
@@ -283,7 +406,11 @@ fn run_int<T: Int>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
         UnaryOp::Neg => map_unary(out, x, T::wneg),
         UnaryOp::Abs => map_unary(out, x, T::wabs),
         UnaryOp::Sign => map_unary(out, x, T::signum),
-        UnaryOp::Floor | UnaryOp::Ceil => map_unary(out, x, |v: T| v),
+        // torch copies an integer tensor for these.
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc => {
+            map_unary(out, x, |v: T| v)
+        }
+        UnaryOp::BitwiseNot => map_unary(out, x, T::bit_not),
         _ => Err(Error::internal(format!("{} on {}", op.name(), T::DTYPE))),
     }
 }
@@ -306,6 +433,13 @@ fn real_op<T: Real>(op: UnaryOp, v: T) -> T {
         UnaryOp::Sign => real::sign(v),
         UnaryOp::Reciprocal => T::ONE / v,
         UnaryOp::LogicalNot => T::from_bool(v == T::ZERO),
+        UnaryOp::Exp2 => v.exp2(),
+        UnaryOp::Log1p => v.ln_1p(),
+        UnaryOp::Frac => v - v.trunc(),
+        UnaryOp::Round => v.round_even(),
+        UnaryOp::Trunc => v.trunc(),
+        // Refused before any loop runs (`kernel_refusal`).
+        UnaryOp::BitwiseNot => T::NAN,
     }
 }
 
@@ -343,7 +477,7 @@ fn run_reduced<T: Element>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> 
     }
     per_op!(
         Neg, Abs, Exp, Log, Sqrt, Sin, Cos, Tanh, Sigmoid, Floor, Ceil, Sign, Reciprocal,
-        LogicalNot
+        LogicalNot, Exp2, Log1p, Frac, Round, Trunc, BitwiseNot
     )
 }
 
@@ -366,9 +500,16 @@ where
         UnaryOp::Tanh => c::tanh,
         UnaryOp::Sigmoid => c::sigmoid,
         UnaryOp::Reciprocal => c::reciprocal,
-        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Sign | UnaryOp::LogicalNot => {
-            return Err(Error::internal(format!("{} on complex", op.name())))
-        }
+        UnaryOp::Exp2 => c::exp2,
+        UnaryOp::Log1p => c::log1p,
+        UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Sign
+        | UnaryOp::LogicalNot
+        | UnaryOp::Frac
+        | UnaryOp::Round
+        | UnaryOp::Trunc
+        | UnaryOp::BitwiseNot => return Err(Error::internal(format!("{} on complex", op.name()))),
     };
     map_unary(out, x, f)
 }
@@ -392,6 +533,12 @@ fn run_real<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
         UnaryOp::Sign => map_unary(out, x, real::sign::<T>),
         UnaryOp::Reciprocal => map_unary(out, x, |v: T| T::ONE / v),
         UnaryOp::LogicalNot => map_unary(out, x, |v: T| v == T::ZERO),
+        UnaryOp::Exp2 => map_unary(out, x, T::exp2),
+        UnaryOp::Log1p => map_unary(out, x, T::ln_1p),
+        UnaryOp::Frac => map_unary(out, x, |v: T| v - v.trunc()),
+        UnaryOp::Round => map_unary(out, x, T::round_even),
+        UnaryOp::Trunc => map_unary(out, x, T::trunc),
+        UnaryOp::BitwiseNot => Err(Error::internal("bitwise_not on a float")),
     }
 }
 

@@ -4,12 +4,14 @@
 //! way torch cannot tell). Order-dependent cases are not generated (see [`is_racy`]).
 
 use super::aliasing::{is_racy, shared_views};
-use super::elementwise::{binary_tolerance, random_alpha, unary_args, unary_tolerance};
+use super::elementwise::{
+    binary_tolerance, random_alpha, unary_args, unary_tolerance, FIRST_UNARY,
+};
 use super::operands::{consistent_divisor, consistent_exponent, python_number, random_dtype};
 use super::{broadcast_partner, random_shape, CaseBuilder, GenResult, ShapeLimits};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case};
-use bcast_engine::ops::{BinaryOp, CompareOp, UnaryOp};
+use bcast_engine::ops::{BinaryOp, CompareOp};
 use bcast_engine::DType;
 
 /// A written tensor and the operand combined with it: the same tensor, a view of the same
@@ -81,7 +83,7 @@ pub fn inplace_case(u: &mut Unstructured) -> GenResult<Case> {
     b.tag("inplace");
     match u.int_in_range(0..=3)? {
         0 => {
-            let op = *u.choose(&UnaryOp::ALL)?;
+            let op = *u.choose(FIRST_UNARY)?;
             let shape = random_shape(u, ShapeLimits::default())?;
             let mut args = unary_args(u, &mut b, op, &shape)?;
             if !matches!(args[0], Arg::Tensor(_)) {

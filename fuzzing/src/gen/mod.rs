@@ -25,6 +25,7 @@ mod operands;
 mod out;
 mod promotion;
 mod pyargs;
+mod queries;
 mod reduce;
 mod reflected;
 mod registry;

@@ -4,21 +4,21 @@
 
 use super::aliasing::is_racy;
 use super::elementwise::{
-    binary_args, compare_args, random_alpha, shape_pair, unary_args, where_args,
+    binary_args, compare_args, random_alpha, shape_pair, unary_args, where_args, FIRST_UNARY,
 };
 use super::operands::{consistent_divisor, random_dtype};
 use super::{random_shape, random_view, CaseBuilder, GenResult, ShapeLimits};
 use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{Arg, Case, OkOutcome, Outcome, ResultValue};
-use bcast_engine::ops::{BinaryOp, CompareOp, UnaryOp};
+use bcast_engine::ops::{BinaryOp, CompareOp};
 use bcast_engine::DType;
 
 /// The functional call an `out=` is added to: its name and arguments.
 fn functional(u: &mut Unstructured, b: &mut CaseBuilder) -> GenResult<(String, Vec<Arg>)> {
     Ok(match u.int_in_range(0..=5)? {
         0 => {
-            let op = *u.choose(&UnaryOp::ALL)?;
+            let op = *u.choose(FIRST_UNARY)?;
             let shape = random_shape(u, ShapeLimits::default())?;
             (op.name().to_string(), unary_args(u, b, op, &shape)?)
         }

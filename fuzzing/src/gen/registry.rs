@@ -1,7 +1,7 @@
 //! The generator families. Each family owns one area of ops; add a family by adding a
 //! module under `gen/` and a row here.
 
-use super::elementwise::{binary_case, compare_case, unary_case, where_case};
+use super::elementwise::{binary_case, compare_case, unary_case, unary_more_case, where_case};
 use super::inplace::{copy_case, inplace_case};
 use super::out::out_case;
 use super::strides::strides_case;
@@ -93,6 +93,12 @@ pub fn families() -> &'static [Family] {
             enumeration: None,
         },
         Family {
+            name: "unary_more",
+            about: "exp2, log1p, frac, round (decimals=), trunc, bitwise_not: function, method, in place and out=",
+            generate: unary_more_case,
+            enumeration: None,
+        },
+        Family {
             name: "binary",
             about:
                 "add/sub (alpha), mul, div, pow, maximum, minimum, remainder, with Python numbers",
@@ -172,6 +178,12 @@ pub fn families() -> &'static [Family] {
             name: "reflected",
             about: "reflected operators (__radd__, __rsub__, __rtruediv__, __rpow__, ...): numbers and tensors, NotImplemented for what their bodies refuse",
             generate: super::reflected::reflected_case,
+            enumeration: None,
+        },
+        Family {
+            name: "queries",
+            about: "torch.numel, Tensor.numel, Tensor.dim, Tensor.size on random views (0-d, zero-size)",
+            generate: super::queries::queries_case,
             enumeration: None,
         },
         Family {

@@ -7,7 +7,8 @@
 use super::{Args, CallError, Value};
 use crate::case::Arg;
 use bcast_engine::ops::{
-    binary, binary_, compare, copy_, r#where, unary, unary_, BinaryOp, CompareOp, Operand, UnaryOp,
+    binary, binary_, compare, copy_, r#where, round_decimals, round_decimals_, unary, unary_,
+    BinaryOp, CompareOp, Operand, UnaryOp,
 };
 use bcast_engine::{Error, Tensor};
 
@@ -256,6 +257,7 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
         Op::Binary(BinaryOp::Div) if matches!(py_name, "div" | "div_" | "divide" | "divide_") => {
             &["out", "rounding_mode"]
         }
+        Op::Unary(UnaryOp::Round) => &["out", "decimals"],
         _ => &["out"],
     };
     a.only_kwargs(allowed)?;
@@ -264,9 +266,12 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
         Op::Unary(u) => {
             let ops = operands(a, py_name, form, &[p("input", Number::Refused)])?;
             let x = tensor_of(&ops[0])?;
-            match form {
-                Form::InPlace => unary_(u, x),
-                _ => unary(u, x, out.as_ref()),
+            let decimals = a.kwarg("decimals").map(|d| a.as_int(d)).transpose()?;
+            match (form, decimals) {
+                (Form::InPlace, Some(d)) => round_decimals_(x, d),
+                (_, Some(d)) => round_decimals(x, d, out.as_ref()),
+                (Form::InPlace, None) => unary_(u, x),
+                (_, None) => unary(u, x, out.as_ref()),
             }
         }
         Op::Binary(b) => {

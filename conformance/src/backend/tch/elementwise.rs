@@ -561,7 +561,7 @@ fn missing(name: &str) -> TchCallError {
 }
 
 fn run_unary(op: Unary, a: &TchArgs, form: Form, name: &str) -> CallResult {
-    a.only_kwargs(&["input", "out"])?;
+    a.only_kwargs(&["input", "out", "decimals"])?;
     let (plain, in_place, with_out) = op;
     let x = match a.as_operand(a.param(0, "input").ok_or_else(|| missing(name))?)? {
         Operand::Tensor(t) => t,
@@ -571,6 +571,18 @@ fn run_unary(op: Unary, a: &TchArgs, form: Form, name: &str) -> CallResult {
         return python_type_error(name, "too many arguments");
     }
     let out = out_tensor(a, form, name)?;
+    if let Some(d) = a.kwarg("decimals") {
+        if !name.ends_with("round") && !name.ends_with("round_") {
+            return python_type_error(name, "decimals= is a keyword of round only");
+        }
+        let d = a.as_int(d)?;
+        let result = match (form, out) {
+            (Form::InPlace, _) => x.shallow_clone().f_round_decimals_(d),
+            (_, Some(o)) => x.f_round_decimals_out(&o, d),
+            (_, None) => x.f_round_decimals(d),
+        };
+        return Ok(TchValue::Tensor(result?));
+    }
     let result = match (form, out) {
         (Form::InPlace, _) => match in_place {
             Some(f) => f(&mut x.shallow_clone()),
