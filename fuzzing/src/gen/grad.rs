@@ -105,6 +105,10 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Case> {
         let storage_of = |n: &str| case.tensors.get(n).map(|t| t.storage.clone());
         let hit = storage_of(target);
         wrt.retain(|n| n == target || storage_of(n) != hit);
+        if wrt.is_empty() {
+            // Every leaf viewed the written memory: nothing left to differentiate.
+            return Ok(case);
+        }
     }
     let upstream = upstream_gradients(u, &mut b, &case)?;
     let spec = GradSpec {
@@ -155,9 +159,15 @@ fn written_tensor(case: &Case) -> Option<String> {
     }
 }
 
+/// The most elements a result may have and get an upstream gradient: a larger one (an
+/// expansion to billions of elements) is not differentiated, so that neither the case nor its
+/// backward needs memory of that size.
+const MAX_UPSTREAM_ELEMENTS: usize = 1 << 20;
+
 /// An upstream gradient for each result tensor of the call (the reference engine's forward
 /// gives their shapes and dtypes), `None` for the integer results beside floating ones
-/// (`max`'s indices); none when the call raises.
+/// (`max`'s indices) and for a result above [`MAX_UPSTREAM_ELEMENTS`]; none when the call
+/// raises.
 fn upstream_gradients(
     u: &mut Unstructured,
     b: &mut CaseBuilder,
@@ -189,7 +199,8 @@ fn upstream_gradients(
     let mut upstream = Vec::with_capacity(typed.len());
     for (shape, dtype) in typed {
         let floating = dtype.is_floating() || dtype.is_complex();
-        if any_floating && !floating {
+        let numel = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if (any_floating && !floating) || numel.is_none_or(|n| n > MAX_UPSTREAM_ELEMENTS) {
             upstream.push(None);
         } else {
             // Laid out like an input, but tagged as nothing: the tags speak of the call.
