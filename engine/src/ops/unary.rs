@@ -147,6 +147,9 @@ impl UnaryOp {
 /// torch's, in its order: `neg` of a bool tensor; overlap of `out`; the shape of `out` where
 /// it cannot be resized; the dtype of `out`; then ops not implemented for bool.
 pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::unary_op(op, x, out);
+    }
     if op == UnaryOp::Abs && x.dtype().is_complex() {
         return abs_complex(x, out);
     }
@@ -235,6 +238,9 @@ fn abs_complex(x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
 /// included: `torch.abs(z, out=z)` is allowed, `z.abs_()` is not); then as for [`unary`],
 /// with `x` as the output.
 pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::unary_op_(op, x);
+    }
     if op == UnaryOp::Abs && x.dtype().is_complex() {
         return Err(Error::runtime(
             "In-place abs is not supported for complex tensors.",

@@ -35,6 +35,9 @@ pub fn r#where(
     b: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::where_op(condition, a.into(), b.into(), out);
+    }
     let (a, b): (Operand, Operand) = (a.into(), b.into());
     let (a_in, b_in) = (a.input(), b.input());
     let dtype = result_type(&[a_in.participant(), b_in.participant()])?;

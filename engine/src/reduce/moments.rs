@@ -28,6 +28,9 @@ use crate::{DType, Error, Result, Tensor};
 /// # Errors
 /// A non-floating input (checked first), then each dim in turn: out of range or repeated.
 pub fn var(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::reduce::moment_op(x, dims, correction, keepdim, false);
+    }
     moment(x, dims, correction, keepdim, false)
 }
 
@@ -40,6 +43,9 @@ pub fn var(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<T
 /// assert_eq!((s.shape(), s.to_vec::<f64>().unwrap()), (&[1, 2][..], vec![2.0, 2.0]));
 /// ```
 pub fn std(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::reduce::moment_op(x, dims, correction, keepdim, true);
+    }
     moment(x, dims, correction, keepdim, true)
 }
 
