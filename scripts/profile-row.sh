@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Profiles rows of the broad suite (issue 17's "a profile that says why"): runs
-# `bcast-dev bench --suite broad --row LABEL` with libtorch beside the engine under
+# Profiles rows of the benchmark (issue 17's "a profile that says why"): runs
+# `bcast-dev bench --suite all --row LABEL` with libtorch beside the engine under
 # `perf record` (with call chains), prints the bench's table, then each side's share of the
 # samples taken inside its calls (the calls' own thread, and for two threads or more the
 # engine's pool helpers and torch's OpenMP workers) and the functions holding most of them.
@@ -12,7 +12,7 @@
 #     PROFILE_TOP=20 scripts/profile-row.sh '(2,3) < (3,)' --threads 2 --schedule apart
 #
 # LABEL is any part of the rows' labels (as the tables print them); the other arguments go to
-# `bcast-dev bench` (defaults here: --threads 1 --reps 301 --warmup 3). Needs `perf`.
+# `bcast-dev bench` (defaults here: --suite all --threads 1 --reps 301 --warmup 3). Needs `perf`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
@@ -24,6 +24,7 @@ shift
 eval "$(scripts/setup-torch.sh)"
 cargo build --release --quiet -p bcast-tooling --features torch,ndarray --bin bcast-dev
 defaults=()
+case " $* " in *" --suite"*) ;; *) defaults+=(--suite all) ;; esac
 case " $* " in *" --threads"*) ;; *) defaults+=(--threads 1) ;; esac
 case " $* " in *" --reps"*) ;; *) defaults+=(--reps 301) ;; esac
 case " $* " in *" --warmup"*) ;; *) defaults+=(--warmup 3) ;; esac
@@ -31,13 +32,15 @@ data=$(mktemp)
 trap 'rm -f "$data"' EXIT
 perf record -q -F 1000 --call-graph dwarf,16384 -o "$data" -- \
     "${CARGO_TARGET_DIR:-target}/release/bcast-dev" bench \
-    --suite broad --peers torch --row "$label" "${defaults[@]}" "$@"
+    --peers torch --row "$label" "${defaults[@]}" "$@"
 perf script -i "$data" --no-inline -F tid,ip,sym,dso 2>/dev/null | python3 -c '
 import collections, re, sys
 top = int(sys.argv[1])
-# Which side a sample belongs to, from the frames of its call chain.
-sides = [("engine", re.compile(r"EngineWork as .*WorkCall>::run|bcast_engine::loops::pool::helper")),
-         ("torch", re.compile(r"TorchWork as .*WorkCall>::run|gomp_thread_start|libgomp"))]
+# Which side a sample belongs to, from the frames of its call chain (a timed call runs in
+# Backend::new_result or write_into of its side, never inlined).
+calls = r" as bcast_tooling::bench::Backend>::(new_result|write_into)"
+sides = [("engine", re.compile(r"EnginePeer" + calls + r"|bcast_engine::loops::pool::helper")),
+         ("torch", re.compile(r"TorchPeer" + calls + r"|gomp_thread_start|libgomp"))]
 count = {name: collections.Counter() for name, _ in sides}
 # Frames of libtorch without unwinding tables (MKL, SLEEF) end their chains early: a chain
 # that reaches neither side but has such a frame counts for torch, unless it is the loading

@@ -157,7 +157,8 @@ pub const BEYOND_USIZE: usize = usize::MAX;
 
 /// An integer of any magnitude a JSON number can write (up to about 1.8e308; serde_json reads
 /// an integer above `u64::MAX` as a float), decoded into `[min, max]`: outside it, `beyond` in
-/// an answer and an error in a fixture.
+/// an answer and an error in a fixture; a negative one where `min` is 0 (a stride, an offset,
+/// a sample index) is an error in both.
 struct WideInt {
     min: i128,
     max: i128,
@@ -181,6 +182,12 @@ impl<'de> Visitor<'de> for WideInt {
     fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<i128, E> {
         if (self.min..=self.max).contains(&v) {
             Ok(v)
+        } else if v < 0 && self.min == 0 {
+            // torch has no negative stride or offset (`as_strided` refuses them): in an answer
+            // as in a fixture, one is outside the schema, not a wrong value.
+            Err(E::custom(format!(
+                "{v} is negative, and a stride, storage offset or sample index never is"
+            )))
         } else if decoding_an_answer() {
             Ok(self.beyond)
         } else {
@@ -246,6 +253,13 @@ impl<'de> Deserialize<'de> for WideUsize {
 /// assert!(with_element_budget(10, || serde_json::from_str::<TensorResult>(float)).is_err());
 /// // In a fixture, out of range is an error.
 /// assert!(serde_json::from_str::<TensorResult>(huge).unwrap_err().to_string().contains("out of range"));
+/// // A negative stride, offset or sample index is outside the schema, in an answer too.
+/// for negative in [r#""strides": [-1]"#, r#""strides": [1], "offset": -1"#,
+///                  r#""strides": [1], "samples": [[-1, 0.0]]"#, r#""strides": [-1e30]"#] {
+///     let t = format!(r#"{{"shape": [2], "dtype": "float32", {negative}}}"#);
+///     let e = with_element_budget(10, || serde_json::from_str::<TensorResult>(&t)).unwrap_err();
+///     assert!(e.to_string().contains("is negative, and a stride"), "{e}");
+/// }
 /// ```
 pub fn wide_shape<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<i64>, D::Error> {
     let v: Vec<WideI64> = dims_vec(d)?;

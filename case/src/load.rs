@@ -75,7 +75,12 @@ struct CaseId {
 /// fit). Every error names the file and the case.
 pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|e| error(path, e.to_string()))?;
-    let file: RawFixtureFile = serde_json::from_str(&text)
+    load_text(path, &text)
+}
+
+/// Parses a fixture file's own fields, with its cases still raw, and checks its schema version.
+fn raw_file<'a>(path: &Path, text: &'a str) -> Result<RawFixtureFile<'a>, LoadError> {
+    let file: RawFixtureFile = serde_json::from_str(text)
         .map_err(|e| error(path, format!("invalid fixture JSON: {e}")))?;
     if !(MIN_SCHEMA_VERSION..=SCHEMA_VERSION).contains(&file.schema) {
         return Err(error(
@@ -86,6 +91,51 @@ pub fn load_file(path: &Path) -> Result<Vec<LoadedCase>, LoadError> {
             ),
         ));
     }
+    Ok(file)
+}
+
+/// What a fixture file says of itself, read without decoding its cases (see [`read_header`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileHeader {
+    /// The schema version the file is written in.
+    pub schema: u32,
+    /// The torch version that labelled it.
+    pub torch_version: Option<String>,
+    /// How many cases it holds.
+    pub cases: usize,
+}
+
+/// Reads a fixture file's own fields and counts its cases, without decoding them; `path`
+/// names the file in the error.
+///
+/// ```
+/// use bcast_case::read_header;
+/// let text = r#"{"schema": 2, "torch_version": "2.13.0", "cases": [{"id": "a"}, {"id": "b"}]}"#;
+/// let head = read_header("t.json".as_ref(), text).unwrap();
+/// assert_eq!((head.schema, head.torch_version.as_deref(), head.cases), (2, Some("2.13.0"), 2));
+/// assert!(read_header("t.json".as_ref(), r#"{"schema": 99, "cases": []}"#).is_err());
+/// ```
+pub fn read_header(path: &Path, text: &str) -> Result<FileHeader, LoadError> {
+    let file = raw_file(path, text)?;
+    Ok(FileHeader {
+        schema: file.schema,
+        torch_version: file.torch_version,
+        cases: file.cases.len(),
+    })
+}
+
+/// Loads and validates a fixture file's text as [`load_file`] loads the file; `path` names
+/// it, in errors and as each case's [`LoadedCase::file`].
+///
+/// ```
+/// use bcast_case::load_text;
+/// let text = r#"{"schema": 1, "cases": [{"id": "n", "call": {"fn": "torch.broadcast_shapes",
+///     "args": []}, "expect": {"ok": {"result": {"size": []}}}}]}"#;
+/// let cases = load_text("mem/n.json".as_ref(), text).unwrap();
+/// assert_eq!((cases[0].case.id.as_str(), cases[0].file.to_str()), ("n", Some("mem/n.json")));
+/// ```
+pub fn load_text(path: &Path, text: &str) -> Result<Vec<LoadedCase>, LoadError> {
+    let file = raw_file(path, text)?;
     file.cases
         .iter()
         .enumerate()
@@ -185,33 +235,50 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
     load_paths(&files)
 }
 
+/// The fixture files [`load_paths`] reads: each file named, and every `*.json` file below each
+/// directory named (sorted, recursively).
+///
+/// ```
+/// use bcast_case::fixture_files;
+/// use std::path::PathBuf;
+/// let named = PathBuf::from("../fixtures/torch/expand.json");
+/// let files = fixture_files(&["../fixtures/docs".into(), named.clone()]).unwrap();
+/// assert!(files.len() > 2 && files.last() == Some(&named));
+/// assert!(files.iter().all(|f| f.extension().is_some_and(|e| e == "json")));
+/// assert!(files.windows(2).take(files.len() - 2).all(|w| w[0] < w[1]));
+/// ```
+pub fn fixture_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            collect_json(p, &mut files)?;
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
 /// Loads files and directories, checking that ids are unique across all of them.
 pub fn load_paths(paths: &[PathBuf]) -> Result<Vec<LoadedCase>, LoadError> {
     let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            out.extend(load_dir_unchecked(p)?);
-        } else {
-            out.extend(load_file(p)?);
-        }
+    for file in fixture_files(paths)? {
+        out.extend(load_file(&file)?);
     }
-    let mut seen = BTreeSet::new();
-    for c in &out {
-        if !seen.insert(c.case.id.clone()) {
-            return Err(error(&c.file, format!("duplicate case id {}", c.case.id)));
-        }
-    }
+    check_unique_ids(&out)?;
     Ok(out)
 }
 
-fn load_dir_unchecked(dir: &Path) -> Result<Vec<LoadedCase>, LoadError> {
-    let mut files = Vec::new();
-    collect_json(dir, &mut files)?;
-    let mut out = Vec::new();
-    for f in files {
-        out.extend(load_file(&f)?);
+/// Fails on the first case id that an earlier case already has, naming its file: ids must be
+/// unique across everything loaded together.
+pub fn check_unique_ids(cases: &[LoadedCase]) -> Result<(), LoadError> {
+    let mut seen = BTreeSet::new();
+    for c in cases {
+        if !seen.insert(c.case.id.as_str()) {
+            return Err(error(&c.file, format!("duplicate case id {}", c.case.id)));
+        }
     }
-    Ok(out)
+    Ok(())
 }
 
 fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), LoadError> {

@@ -326,7 +326,7 @@ pub struct OkOutcome {
     /// In a case with [`grad`](Case::grad) whose forward call returned: the error the
     /// backward raised (then `grads` is absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub backward_error: Option<ErrorOutcome>,
+    pub backward_error: Option<Box<ErrorOutcome>>,
 }
 
 /// The value a call returned.

@@ -1,15 +1,17 @@
 //! The `bcast` command line. With no subcommand it runs the main job: the conformance suite
-//! against the embedded reference engine.
+//! (the corpus embedded in the binary) against the embedded reference engine.
 //!
 //! Maintainer tooling (the benchmark, the document claims, the README writers) is the other
 //! binary, `bcast-dev` (crate `bcast-tooling`).
 
+mod corpus;
 #[cfg(feature = "torch")]
 mod diff;
 mod gen;
 mod matrix;
 mod merge;
 mod ops;
+mod paths;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -17,8 +19,12 @@ use std::process::ExitCode;
 
 /// Conformance suite and differential harness for PyTorch broadcasting semantics.
 #[derive(Debug, Parser)]
-#[command(name = "bcast", version, about)]
+#[command(name = "bcast", about, disable_version_flag = true)]
 struct Cli {
+    /// Print the version and what the embedded corpus holds (cases, files, schema versions,
+    /// the torch version that labelled it).
+    #[arg(short = 'V', long)]
+    version: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -36,6 +42,8 @@ enum Command {
     Ops(ops::OpsArgs),
     /// Merge the JSON reports of a sharded run (`--shard K/N --json PART`) into one.
     MergeReports(merge::MergeArgs),
+    /// The corpus embedded in the binary: `bcast corpus export DIR` writes its files.
+    Corpus(corpus::CorpusArgs),
     /// Random differential testing against libtorch; shrinks and writes every mismatch.
     #[cfg(feature = "torch")]
     Diff(diff::DiffArgs),
@@ -43,6 +51,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.version {
+        println!("{}", corpus::version_text());
+        return ExitCode::SUCCESS;
+    }
     let result = match cli.command {
         None => run::run(run::RunArgs::default()),
         Some(Command::Run(args)) => run::run(*args),
@@ -50,6 +62,7 @@ fn main() -> ExitCode {
         Some(Command::Matrix(args)) => matrix::matrix(args),
         Some(Command::Ops(args)) => ops::ops(args),
         Some(Command::MergeReports(args)) => merge::merge(args),
+        Some(Command::Corpus(args)) => corpus::corpus(args),
         #[cfg(feature = "torch")]
         Some(Command::Diff(args)) => diff::diff(args),
     };

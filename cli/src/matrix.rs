@@ -3,7 +3,6 @@
 //! the same function). It writes no file.
 
 use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
-use bcast_conformance::case::load_paths;
 use bcast_conformance::report::matrix::{measure, render_matrix};
 use clap::Args;
 use std::path::PathBuf;
@@ -13,7 +12,7 @@ use std::time::Duration;
 /// Arguments of `bcast matrix`.
 #[derive(Debug, Args)]
 pub struct MatrixArgs {
-    /// Fixture files or directories (default: fixtures/).
+    /// Fixture files or directories (default: the corpus embedded in the binary).
     pub paths: Vec<PathBuf>,
     /// A backend to measure, as `bcast run --backend` takes it: `reference`, an in-process
     /// name, or the command line of a protocol adapter; repeatable, one row each.
@@ -27,15 +26,9 @@ pub struct MatrixArgs {
 /// Runs `bcast matrix`: exit 0 once every backend is measured, whatever its pass rates; 2 when
 /// the fixtures do not load or a backend does not start.
 pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("fixtures")]
-    } else {
-        args.paths
-    };
-    let cases = load_paths(&paths).map_err(|e| e.to_string())?;
+    let (cases, source) = crate::corpus::load(&args.paths)?;
     if cases.is_empty() {
-        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(format!("no fixture case in {}", shown.join(", ")));
+        return Err(format!("no fixture case in {source}"));
     }
     let defaults = AdapterLimits::default();
     let limits = AdapterLimits {

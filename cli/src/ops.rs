@@ -2,7 +2,7 @@
 //! its family, its Python signature and keywords, how many cases call it, and one example
 //! call. `OPS.md` is this command's `--markdown` output (CI checks that it is current).
 
-use bcast_conformance::case::{load_paths, LoadedCase};
+use bcast_conformance::case::LoadedCase;
 use bcast_conformance::ops::{Family, OPS};
 use bcast_conformance::repro::call_expression;
 use clap::Args;
@@ -14,7 +14,8 @@ use std::process::ExitCode;
 /// Arguments of `bcast ops`.
 #[derive(Debug, Args, Default)]
 pub struct OpsArgs {
-    /// Fixture files or directories whose cases are counted (default: fixtures/).
+    /// Fixture files or directories whose cases are counted (default: the corpus embedded in
+    /// the binary).
     pub paths: Vec<PathBuf>,
     /// Print Markdown (the text of OPS.md) instead of a table.
     #[arg(long)]
@@ -23,12 +24,7 @@ pub struct OpsArgs {
 
 /// Prints the catalogue.
 pub fn ops(args: OpsArgs) -> Result<ExitCode, String> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("fixtures")]
-    } else {
-        args.paths
-    };
-    let cases = load_paths(&paths).map_err(|e| e.to_string())?;
+    let (cases, _) = crate::corpus::load(&args.paths)?;
     let text = if args.markdown {
         catalogue_markdown(&cases)
     } else {

@@ -1,15 +1,16 @@
 //! `bcast run`: the conformance suite against a backend, with a summary table, optional JUnit
 //! and JSON reports, and an exit code that is non-zero exactly on unexpected failures.
 
+use crate::paths::{check_outputs, Named};
 use bcast_conformance::backend::registry::{open_backend, AdapterLimits};
 use bcast_conformance::backend::{Capabilities, Level};
-use bcast_conformance::case::{load_paths, LoadedCase};
+use bcast_conformance::case::LoadedCase;
 use bcast_conformance::report::json::json_report;
 use bcast_conformance::report::junit::junit_xml;
 use bcast_conformance::report::summary::{level_line, summary_line, summary_table};
-use bcast_conformance::runner::jobs::run_suite_jobs;
+use bcast_conformance::runner::jobs::{instances, run_suite_jobs, MAX_JOBS};
 use bcast_conformance::runner::select::{CaseFilter, IdPattern};
-use bcast_conformance::runner::shard::Shard;
+use bcast_conformance::runner::shard::{Selection, Shard};
 use bcast_conformance::runner::suite::{Status, SuiteOptions, SuiteResult};
 use bcast_conformance::runner::xfail::XfailList;
 use bcast_conformance::runner::{checked_levels, describe_failure, Verdict};
@@ -24,7 +25,8 @@ use std::time::Duration;
 /// Arguments of `bcast run`.
 #[derive(Debug, Args, Default)]
 pub struct RunArgs {
-    /// Fixture files or directories (default: fixtures/).
+    /// Fixture files or directories (default: the corpus embedded in the binary, which is
+    /// the repository's fixtures/ as it was built; `bcast corpus export DIR` writes it out).
     pub paths: Vec<PathBuf>,
     /// Only cases of this op (`torch.add`, `Tensor.expand`, ...); repeatable.
     #[arg(long = "op", value_name = "FN")]
@@ -114,24 +116,27 @@ pub enum FailureFormat {
 /// patterns with `--strict-xfail`), on a run that stopped early and on one in which the
 /// backend ran no case; 2 when the run cannot start (no case selected included).
 pub fn run(args: RunArgs) -> Result<ExitCode, String> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("fixtures")]
-    } else {
-        args.paths.clone()
-    };
-    for report in [&args.junit, &args.json, &args.write_xfail]
-        .into_iter()
-        .flatten()
-    {
+    let outputs = outputs(&args);
+    check_outputs_are_not_inputs(&args, &args.paths, &outputs)?;
+    for (_, report) in &outputs {
         check_writable(report)?;
     }
     let deadline = match args.deadline {
-        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) if s.is_finite() && s > 0.0 => {
+            Some(Duration::try_from_secs_f64(s).map_err(|_| {
+                format!("--deadline {s}: more seconds than this runner can count; give fewer")
+            })?)
+        }
         Some(s) => return Err(format!("--deadline {s}: give a positive number of seconds")),
         None => None,
     };
     let jobs = match args.jobs {
         Some(0) => return Err("--jobs 0: give at least 1".to_string()),
+        Some(n) if n > MAX_JOBS => {
+            return Err(format!(
+                "--jobs {n}: at most {MAX_JOBS} instances of a backend run at once"
+            ))
+        }
         Some(n) => n,
         None => 1,
     };
@@ -144,7 +149,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         ids: args
             .ids
             .iter()
-            .map(|p| IdPattern::parse(p))
+            .map(|p| IdPattern::parse(p).map_err(|e| format!("--id: {e}")))
             .collect::<Result<_, _>>()?,
     };
     let options = SuiteOptions {
@@ -163,9 +168,15 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         },
         deadline,
     };
-    let mut cases = load_paths(&paths).map_err(|e| e.to_string())?;
+    let (mut cases, source) = crate::corpus::load(&args.paths)?;
     let loaded = cases.len();
+    // Stale: an entry that lists no case of the fixtures read. One whose cases are left out by
+    // the filters or --shard is not judged by this run, as --write-xfail keeps it.
+    let stale = options
+        .xfail
+        .unmatched(cases.iter().map(|c| c.case.id.as_str()));
     cases.retain(|c| filter.accepts(&c.case));
+    let selection = Selection::of(cases.iter().map(|c| c.case.id.as_str()));
     if let Some(shard) = shard {
         let selected = cases.len();
         cases.retain(|c| shard.contains(&c.case.id));
@@ -175,13 +186,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         );
     }
     if cases.is_empty() {
-        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         let why = if loaded == 0 {
-            format!("no fixture case in {}", shown.join(", "))
+            format!("no fixture case in {source}")
         } else {
             format!(
-                "none of the {loaded} cases in {} matches the filters (--op, --tag, --id)",
-                shown.join(", ")
+                "none of the {loaded} cases in {source} matches the filters (--op, --tag, --id)"
             )
         };
         if !args.allow_empty {
@@ -203,6 +212,12 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             None => defaults.max_line_bytes,
         },
     };
+    if instances(jobs, cases.len()) < jobs {
+        eprintln!(
+            "note: --jobs {jobs} capped at {}, the number of selected cases",
+            instances(jobs, cases.len())
+        );
+    }
     let spec = args.backend.as_deref().unwrap_or("reference");
     let backend = open_backend(spec, timeouts)?;
     for note in claim_notes(&backend.capabilities(), &options.levels, &cases) {
@@ -240,6 +255,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         }
     });
     bar.finish_and_clear();
+    let result = result?;
 
     print!("{}", summary_table(&result, &cases));
     println!("{}", level_line(&result, &cases));
@@ -252,7 +268,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             result.selected
         );
     }
-    if result.executed() == 0 && !cases.is_empty() {
+    if result.executed() == 0 && !cases.is_empty() && result.stopped.is_none() {
         let verb = if args.allow_empty { "note" } else { "FAIL" };
         eprintln!(
             "{verb}: the backend ran none of the {} selected cases ({})",
@@ -260,24 +276,30 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
             skip_reasons(&result)
         );
     }
-    let stale = options
-        .xfail
-        .unmatched(cases.iter().map(|c| c.case.id.as_str()));
-    for pattern in &stale {
-        let verb = if args.strict_xfail { "FAIL" } else { "note" };
-        eprintln!("{verb}: the xfail pattern {pattern:?} matches no case of this run");
-    }
+    let verb = if args.strict_xfail { "FAIL" } else { "note" };
+    print_capped(
+        stale.iter().map(|entry| {
+            format!(
+                "{verb}: the xfail pattern {:?} matches no case of this run (line {})",
+                entry.pattern.to_string(),
+                entry.line
+            )
+        }),
+        |more| format!("{verb}: and {more} more xfail patterns that match no case"),
+    );
     if args.strict_xfail && !stale.is_empty() {
         holds = false;
     }
     let review = options.xfail.review(&result);
-    for (entry, n) in &review.passing {
-        let verb = if args.strict_xfail { "FAIL" } else { "note" };
-        eprintln!(
-            "{verb}: the xfail entry {} (line {}) is stale: its {n} case(s) pass now",
-            entry.pattern, entry.line
-        );
-    }
+    print_capped(
+        review.passing.iter().map(|(entry, n)| {
+            format!(
+                "{verb}: the xfail entry {} (line {}) is stale: its {n} case(s) pass now",
+                entry.pattern, entry.line
+            )
+        }),
+        |more| format!("{verb}: and {more} more stale xfail entries whose cases pass now"),
+    );
     if let Some(path) = &args.write_xfail {
         let header = [
             format!(
@@ -302,8 +324,11 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         std::fs::write(path, xml).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&json_report(&result, &cases))
-            .map_err(|e| e.to_string())?;
+        let mut report = json_report(&result, &cases);
+        if let Some(shard) = shard {
+            report = report.in_shard(shard, selection);
+        }
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(if holds {
@@ -311,6 +336,53 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The files the run writes, each with its option.
+fn outputs(args: &RunArgs) -> Vec<Named<'_>> {
+    [
+        ("--junit", &args.junit),
+        ("--json", &args.json),
+        ("--write-xfail", &args.write_xfail),
+    ]
+    .into_iter()
+    .filter_map(|(option, path)| Some((option, path.as_deref()?)))
+    .collect()
+}
+
+/// Refuses, before the run, an output that is a file the run reads (a fixture file, the
+/// --xfail file: only --write-xfail may rewrite that one) or two outputs that are one file.
+fn check_outputs_are_not_inputs(
+    args: &RunArgs,
+    paths: &[PathBuf],
+    outputs: &[Named<'_>],
+) -> Result<(), String> {
+    // A path that does not load is reported by the loader, with its reason.
+    let fixtures = bcast_case::fixture_files(paths).unwrap_or_default();
+    let mut inputs: Vec<Named<'_>> = fixtures
+        .iter()
+        .map(|f| ("a fixture file the run reads", f.as_path()))
+        .collect();
+    inputs.extend(args.xfail.as_deref().map(|x| ("the --xfail file", x)));
+    check_outputs(outputs, &inputs, &[("--write-xfail", "the --xfail file")])
+}
+
+/// At most this many notes of one kind are printed; the rest are counted.
+const MAX_NOTES: usize = 20;
+
+/// Prints the first [`MAX_NOTES`] lines on stderr, then `more(n)` for the `n` left.
+fn print_capped(lines: impl Iterator<Item = String>, more: impl Fn(usize) -> String) {
+    let mut left = 0usize;
+    for (i, line) in lines.enumerate() {
+        if i < MAX_NOTES {
+            eprintln!("{line}");
+        } else {
+            left += 1;
+        }
+    }
+    if left > 0 {
+        eprintln!("{}", more(left));
+    }
 }
 
 /// Fails before the run, not after it, when a report cannot be written there.

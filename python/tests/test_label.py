@@ -42,6 +42,61 @@ class TorchExec(unittest.TestCase):
 
 
 @unittest.skipUnless(HAS_TORCH, "needs torch")
+class TorchGrad(unittest.TestCase):
+    """Cases with `grad` (schema 3): torch_exec's gradients, backward errors and staged errors
+    come back as the corpus recorded them, and a clone takes an in-place call's writes."""
+
+    def kinds(self, case):
+        expect = case["expect"]
+        if "error" in expect:
+            return {"stage"} if "stage" in expect["error"] else {"call-error"}
+        found = {"grads"} if "grads" in expect["ok"] else {"backward_error"}
+        if case["grad"].get("clone"):
+            found.add("clone")
+        return found
+
+    def test_recorded_gradients_come_back(self):
+        cases = fixture_cases("fixtures", "torch", "grad.json")
+        wanted = {"grads", "backward_error", "stage", "call-error", "clone"}
+        seen = {}
+        for case in cases.values():
+            for kind in self.kinds(case) - set(seen):
+                seen[kind] = case
+            if set(seen) == wanted:
+                break
+        self.assertEqual(set(seen), wanted)
+        for kind, case in seen.items():
+            self.assertEqual(torch_exec.run_case(case), case["expect"], (kind, case["id"]))
+
+    def test_an_in_place_call_on_a_clone_writes_no_storage_and_reaches_the_leaf(self):
+        case = {"id": "clone", "storages": {"x": {"dtype": "float32", "values": [1.0, 2.0]},
+                                            "y": {"dtype": "float32", "values": [3.0]},
+                                            "g": {"dtype": "float32", "values": [1.0, 1.0]}},
+                "tensors": {"x": {"storage": "x", "shape": [2], "strides": [1]},
+                            "y": {"storage": "y", "shape": [1], "strides": [1]},
+                            "g": {"storage": "g", "shape": [2], "strides": [1]}},
+                "call": {"fn": "Tensor.mul_", "args": [{"tensor": "x"}, {"tensor": "y"}]},
+                "grad": {"wrt": ["x", "y"], "clone": ["x"], "upstream": ["g"]}}
+        ok = torch_exec.run_case(case)["ok"]
+        self.assertEqual(ok["storages"]["x"], [1.0, 2.0])
+        self.assertEqual(ok["result"]["tensor"]["storage"], None)
+        self.assertEqual(ok["grads"]["x"]["values"], [3.0, 3.0])
+        self.assertEqual(ok["grads"]["y"]["values"], [3.0])
+        del case["grad"]["clone"]
+        error = torch_exec.run_case(case)["error"]
+        self.assertNotIn("stage", error)
+
+    def test_a_case_whose_upstreams_miss_a_result_is_left_out(self):
+        case = {"id": "miss", "storages": {"x": {"dtype": "float32", "values": [1.0]}},
+                "tensors": {"x": {"storage": "x", "shape": [1], "strides": [1]}},
+                "call": {"fn": "torch.neg", "args": [{"tensor": "x"}]},
+                "grad": {"wrt": ["x"], "upstream": []}}
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(label.label([case]), [])
+        self.assertIn("upstream", err.getvalue())
+
+
+@unittest.skipUnless(HAS_TORCH, "needs torch")
 class Label(unittest.TestCase):
     def test_relabelling_a_fixture_file_writes_it_byte_for_byte(self):
         # A file of the four dtypes of schema 1 is written as schema 1, one with the dtypes of

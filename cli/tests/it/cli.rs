@@ -39,10 +39,19 @@ const EXPAND: &str = "conformance/tests/data/expand.json";
 
 #[test]
 fn the_default_job_runs_the_fixtures_against_the_reference_engine() {
-    let out = bcast(&[]);
+    // From any directory: the corpus is inside the binary (`bcast-corpus`).
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bcast"))
+        .current_dir(empty.path())
+        .output()
+        .expect("bcast runs");
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("reference: "), "{text}");
+    let cases = bcast_conformance::case::load_dir(&repo().join("fixtures")).unwrap();
+    assert!(
+        text.contains(&format!("reference: {} cases", cases.len())),
+        "{text}"
+    );
     assert!(
         text.lines().any(|l| l.starts_with("Tensor.expand")),
         "{text}"

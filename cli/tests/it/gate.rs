@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn repo() -> PathBuf {
+pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn bcast(args: &[&str]) -> Output {
+pub(crate) fn bcast(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_bcast"))
         .args(args)
         .current_dir(repo())
@@ -20,7 +20,7 @@ fn bcast(args: &[&str]) -> Output {
         .expect("bcast runs")
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -28,12 +28,12 @@ fn text(o: &Output) -> String {
     )
 }
 
-fn hostile(mode: &str, arg: &str) -> String {
+pub(crate) fn hostile(mode: &str, arg: &str) -> String {
     let script = repo().join("cli/tests/adapters/hostile.py");
     shell_quote(&["python3", &script.display().to_string(), mode, arg])
 }
 
-fn shell_quote(words: &[&str]) -> String {
+pub(crate) fn shell_quote(words: &[&str]) -> String {
     words
         .iter()
         .map(|w| format!("'{}'", w.replace('\'', r"'\''")))
@@ -42,7 +42,7 @@ fn shell_quote(words: &[&str]) -> String {
 }
 
 /// The summary line's counts: (cases, passed, failed, skipped).
-fn counts(o: &Output) -> (usize, usize, usize, usize) {
+pub(crate) fn counts(o: &Output) -> (usize, usize, usize, usize) {
     let out = String::from_utf8_lossy(&o.stdout);
     let line = out
         .lines()
@@ -65,7 +65,7 @@ fn counts(o: &Output) -> (usize, usize, usize, usize) {
     )
 }
 
-const EXPAND: &str = "conformance/tests/data/expand.json";
+pub(crate) const EXPAND: &str = "conformance/tests/data/expand.json";
 const INT64: &str = "fixtures/regressions/int64-exact.json";
 
 #[test]
@@ -303,7 +303,7 @@ fn a_deadline_stops_a_slow_run() {
 /// Runs `bcast` and returns its exit code, output and own peak resident memory in bytes: its
 /// `VmHWM`, read until it exits (rusage would fold in the adapter's memory, which it reaps).
 #[cfg(target_os = "linux")]
-fn bcast_with_peak_rss(args: &[&str]) -> (i32, String, u64) {
+pub(crate) fn bcast_with_peak_rss(args: &[&str]) -> (i32, String, u64) {
     use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_bcast"))
         .args(args)

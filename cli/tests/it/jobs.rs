@@ -22,7 +22,7 @@ fn stderr(o: &Output) -> String {
 
 /// `numel.json`'s cases copied `copies` times under new ids, every seventh with a wrong
 /// expectation, so a run has passes and failures at known places.
-fn numel_fixture(dir: &Path, copies: usize) -> PathBuf {
+pub(crate) fn numel_fixture(dir: &Path, copies: usize) -> PathBuf {
     let text = std::fs::read_to_string(repo().join("conformance/tests/data/numel.json")).unwrap();
     let mut file: serde_json::Value = serde_json::from_str(&text).unwrap();
     let originals = file["cases"].as_array().unwrap().clone();
@@ -207,4 +207,42 @@ fn shards_are_disjoint_and_cover_the_selection() {
     assert!(stderr(&bad).contains("1 <= K <= N"), "{}", stderr(&bad));
     let zero = bcast(&["run", &fixture, "--jobs", "0"]);
     assert_eq!(zero.status.code(), Some(2));
+}
+
+#[test]
+fn a_baseline_of_the_whole_run_holds_in_every_shard_under_strict_xfail() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = numel_fixture(dir.path(), 8).display().to_string();
+    let baseline = dir.path().join("xfail.txt").display().to_string();
+    let out = bcast(&["run", &fixture, "--quiet", "--write-xfail", &baseline]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let entries = std::fs::read_to_string(&baseline).unwrap();
+    assert_eq!(entries.lines().filter(|l| !l.starts_with('#')).count(), 6);
+    // Each part holds some of the baseline's cases only; the others' entries are not stale.
+    for k in 1..=3 {
+        let shard = format!("{k}/3");
+        let args = [
+            "run", &fixture, "--quiet", "--shard", &shard, "--xfail", &baseline,
+        ];
+        let out = bcast(&[&args[..], &["--strict-xfail"]].concat());
+        assert_eq!(out.status.code(), Some(0), "{shard}: {}", stderr(&out));
+    }
+    // A pattern that matches no case of the selection at all still fails a strict run.
+    std::fs::write(&baseline, entries + "nothing/*\n").unwrap();
+    let out = bcast(&[
+        "run",
+        &fixture,
+        "--quiet",
+        "--shard",
+        "1/3",
+        "--xfail",
+        &baseline,
+        "--strict-xfail",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("FAIL: the xfail pattern \"nothing/*\" matches no case"),
+        "{}",
+        stderr(&out)
+    );
 }

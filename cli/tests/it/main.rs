@@ -2,7 +2,9 @@
 //! (one binary links once, where a file a test would link every one of them).
 
 mod cli;
+mod corpus;
 mod diff;
 mod gate;
 mod jobs;
 mod op_catalogue;
+mod trust;

@@ -1,5 +1,5 @@
 //! The case model (crate `bcast-case`, re-exported here) and its bridge to the reference
-//! engine: a schema dtype as the engine's [`DType`](bcast_engine::DType) ([`engine_dtype`]:
+//! engine: a schema dtype as the engine's [`DType`] ([`engine_dtype`]:
 //! the one place that maps them), and element values as engine [`Scalar`]s.
 
 pub use bcast_case::{

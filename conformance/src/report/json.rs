@@ -4,20 +4,44 @@
 
 use super::levels::{level_counts, LevelCount};
 use crate::case::{LoadedCase, Outcome};
+use crate::runner::shard::{Selection, Shard};
 use crate::runner::suite::{Status, SuiteResult};
 use crate::runner::Verdict;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// The whole report.
+/// The whole report: of a run (its cases are [`JsonCase`]s), or of the parts of one merged
+/// (`report::merge`: its cases are kept as the parts wrote them).
 #[derive(Debug, Serialize)]
-pub struct JsonReport<'a> {
-    pub backend: &'a str,
+pub struct JsonReport<'a, C = JsonCase<'a>> {
+    pub backend: Cow<'a, str>,
     pub levels: Vec<&'static str>,
+    /// The cases the filters selected, before `--shard`.
+    pub selection: Selection,
+    /// The parts of the selection the report holds (`1/1`: all of it).
+    pub shards: Vec<Shard>,
+    /// Whether every part ran to its last case.
+    pub finished: bool,
+    /// Why a part stopped before its last case, if one did.
+    pub stopped: Option<String>,
+    /// Whether the report holds every case of the selection: every part, each finished.
+    pub complete: bool,
     pub counts: BTreeMap<&'static str, usize>,
     /// Per level checked: cases that passed it, and cases it applies to.
     pub level_counts: BTreeMap<&'static str, LevelCount>,
-    pub cases: Vec<JsonCase<'a>>,
+    pub cases: Vec<C>,
+}
+
+impl JsonReport<'_> {
+    /// The report of part `shard` of the selection `selection` (by default a report is of a
+    /// run of the whole selection: its cases).
+    pub fn in_shard(mut self, shard: Shard, selection: Selection) -> Self {
+        self.complete = self.finished && shard.count == 1;
+        self.shards = vec![shard];
+        self.selection = selection;
+        self
+    }
 }
 
 /// One case of the report.
@@ -54,7 +78,7 @@ pub struct JsonMismatch {
     pub got: String,
 }
 
-/// Builds the report of a run.
+/// Builds the report of a run of the whole selection `cases` (see [`JsonReport::in_shard`]).
 pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> JsonReport<'a> {
     let counts = Status::ALL
         .into_iter()
@@ -96,8 +120,13 @@ pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> Json
         })
         .collect();
     JsonReport {
-        backend: &result.backend,
+        backend: Cow::Borrowed(&result.backend),
         levels: result.levels.iter().map(|l| l.name()).collect(),
+        selection: Selection::of(cases.iter().map(|c| c.case.id.as_str())),
+        shards: vec![Shard::WHOLE],
+        finished: result.stopped.is_none(),
+        stopped: result.stopped.as_ref().map(|s| s.to_string()),
+        complete: result.stopped.is_none(),
         counts,
         level_counts: level_counts(result, cases)
             .into_iter()

@@ -5,11 +5,12 @@
 use crate::backend::Level;
 use crate::case::{LoadedCase, Outcome, ResultValue};
 use crate::runner::suite::{Status, SuiteResult};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Passed and applicable case counts of one level.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LevelCount {
     pub passed: usize,
     pub applicable: usize,

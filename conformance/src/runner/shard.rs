@@ -14,10 +14,11 @@
 //! assert!(Shard::parse("4/3").is_err());
 //! ```
 
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
 /// Part `index` (1-based) of `count`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Shard {
     /// Which part, from 1 to `count`.
     pub index: u64,
@@ -26,6 +27,9 @@ pub struct Shard {
 }
 
 impl Shard {
+    /// The one part of a run that is not sharded: `1/1`.
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
     /// Parses `K/N` with `1 <= K <= N`.
     pub fn parse(text: &str) -> Result<Shard, String> {
         let bad = || format!("--shard {text:?}: give K/N with 1 <= K <= N, e.g. 2/4");
@@ -50,9 +54,66 @@ impl fmt::Display for Shard {
     }
 }
 
+/// In a report, a shard is its text, `"2/3"`.
+impl Serialize for Shard {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Shard {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(d)?;
+        Shard::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The cases a run's filters selected, before `--shard` took its part: how many, and a digest
+/// of their ids (FNV-1a of the sorted ids, each ended by a newline), so that the parts of one
+/// run can be told from the parts of another.
+///
+/// ```
+/// use bcast_conformance::runner::shard::Selection;
+/// let one = Selection::of(["b/1", "a/1"]);
+/// assert_eq!(one, Selection::of(["a/1", "b/1"]));
+/// assert_eq!((one.cases, one.digest.len()), (2, 16));
+/// assert_ne!(one, Selection::of(["a/1", "b/2"]));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Selection {
+    /// How many cases.
+    pub cases: usize,
+    /// The digest of their ids, 16 hexadecimal digits.
+    pub digest: String,
+}
+
+impl Selection {
+    /// The selection of the cases with these ids.
+    pub fn of<'a>(ids: impl IntoIterator<Item = &'a str>) -> Selection {
+        let mut ids: Vec<&str> = ids.into_iter().collect();
+        ids.sort_unstable();
+        let digest = ids.iter().fold(FNV_OFFSET, |h, id| {
+            fnv1a_from(fnv1a_from(h, id.as_bytes()), b"\n")
+        });
+        Selection {
+            cases: ids.len(),
+            digest: format!("{digest:016x}"),
+        }
+    }
+}
+
+/// The FNV-1a offset basis.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// The 64-bit FNV-1a hash: stable across platforms, releases and runs.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+    fnv1a_from(FNV_OFFSET, bytes)
+}
+
+/// FNV-1a, going on from the hash `h` of what came before.
+fn fnv1a_from(h: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(h, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }

@@ -6,12 +6,12 @@ use super::{run_case, CaseReport, Verdict};
 use crate::backend::{Backend, FailureKind, Level};
 use crate::case::{Case, LoadedCase, Outcome};
 use crate::compare::compare_case;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// How a case counts in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// Every claimed check agreed.

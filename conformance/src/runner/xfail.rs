@@ -125,6 +125,37 @@ pub struct XfailEntry {
 }
 
 impl XfailEntry {
+    /// Parses one line of the file (`n`: its number), `None` for a blank or comment line.
+    fn parse(raw: &str, n: usize) -> Result<Option<XfailEntry>, String> {
+        let (body, comment) = match raw.split_once('#') {
+            Some((body, comment)) => {
+                let mut kept: String = comment.chars().take(XfailList::MAX_COMMENT_CHARS).collect();
+                if kept.len() < comment.len() {
+                    kept.push_str("...");
+                }
+                (body, Some(kept))
+            }
+            None => (raw, None),
+        };
+        let mut body = body.trim();
+        if body.is_empty() {
+            return Ok(None);
+        }
+        let mut reason = None;
+        if let Some((pattern, last)) = body.rsplit_once(char::is_whitespace) {
+            if let Some(r) = last.strip_prefix("reason=") {
+                reason = Some(Reason::parse(r)?);
+                body = pattern.trim_end();
+            }
+        }
+        Ok(Some(XfailEntry {
+            pattern: IdPattern::parse(body)?,
+            reason,
+            comment,
+            line: n,
+        }))
+    }
+
     /// Whether a case that failed with `verdict` fails as this entry expects.
     fn holds_for(&self, verdict: &Verdict) -> bool {
         verdict.is_failure()
@@ -175,6 +206,11 @@ pub struct Review<'a> {
 
 /// The expected failures of a run.
 ///
+/// Memory stays near the file's size, whatever it holds: an entry that is a case id written
+/// out costs its text and a few words (ids are looked up in a sorted index, not compiled); the
+/// globs and `re:` patterns of one file may take [`XfailList::MAX_COMPILED_BYTES`] compiled
+/// in all, and a comment is kept to its first [`XfailList::MAX_COMMENT_CHARS`] characters.
+///
 /// ```
 /// use bcast_conformance::runner::xfail::XfailList;
 /// let list = XfailList::parse("# known gaps\nexpand/s1/3\nre:^docs/  # all docs cases\n").unwrap();
@@ -185,47 +221,80 @@ pub struct Review<'a> {
 /// let pinned = XfailList::parse("expand/s1/3  reason=values  # got 2").unwrap();
 /// assert_eq!(pinned.entries()[0].reason.unwrap().to_string(), "values");
 /// assert!(XfailList::parse("expand/s1/3 reason=colour").unwrap_err().starts_with("line 1: "));
+/// let nested = format!("ok/1\n{}x{}\n", "{a,".repeat(300), "}".repeat(300));
+/// assert!(XfailList::parse(&nested).unwrap_err().starts_with("line 2: bad glob"));
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct XfailList {
     entries: Vec<XfailEntry>,
+    /// The entries that are ids written out (indices into `entries`), sorted by id.
+    exact: Vec<usize>,
+    /// The other entries (globs and regular expressions), in file order.
+    compiled: Vec<usize>,
 }
 
 impl XfailList {
+    /// The most heap the globs and `re:` patterns of one file may take compiled, together.
+    pub const MAX_COMPILED_BYTES: usize = 64 << 20;
+    /// The longest comment kept, in characters (a longer one is clipped).
+    pub const MAX_COMMENT_CHARS: usize = 1000;
+
     /// Parses the file format; an error names the line.
     pub fn parse(text: &str) -> Result<XfailList, String> {
-        let mut entries = Vec::new();
-        for (n, raw) in text.lines().enumerate() {
-            let (body, comment) = match raw.split_once('#') {
-                Some((body, comment)) => (body, Some(comment.to_string())),
-                None => (raw, None),
-            };
-            let mut body = body.trim();
-            if body.is_empty() {
+        XfailList::read(text.as_bytes())
+    }
+
+    /// Parses the file format from a reader, a line at a time; an error names the line.
+    pub fn read(mut reader: impl std::io::BufRead) -> Result<XfailList, String> {
+        let mut list = XfailList::default();
+        let mut compiled_bytes = 0usize;
+        let mut raw = Vec::new();
+        for n in 1.. {
+            raw.clear();
+            let read = reader
+                .read_until(b'\n', &mut raw)
+                .map_err(|e| format!("line {n}: {e}"))?;
+            if read == 0 {
+                break;
+            }
+            let at = |e: String| format!("line {n}: {e}");
+            let line = std::str::from_utf8(&raw).map_err(|e| at(format!("not UTF-8 ({e})")))?;
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let Some(entry) = XfailEntry::parse(line, n).map_err(at)? else {
                 continue;
+            };
+            compiled_bytes = compiled_bytes.saturating_add(entry.pattern.compiled_bytes());
+            if compiled_bytes > Self::MAX_COMPILED_BYTES {
+                return Err(at(format!(
+                    "the globs and re: patterns up to here take more than {} MiB compiled; \
+                     list case ids instead",
+                    Self::MAX_COMPILED_BYTES >> 20
+                )));
             }
-            let at = |e: String| format!("line {}: {e}", n + 1);
-            let mut reason = None;
-            if let Some((pattern, last)) = body.rsplit_once(char::is_whitespace) {
-                if let Some(r) = last.strip_prefix("reason=") {
-                    reason = Some(Reason::parse(r).map_err(at)?);
-                    body = pattern.trim_end();
-                }
-            }
-            entries.push(XfailEntry {
-                pattern: IdPattern::parse(body).map_err(at)?,
-                reason,
-                comment,
-                line: n + 1,
-            });
+            list.entries.push(entry);
         }
-        Ok(XfailList { entries })
+        for (i, entry) in list.entries.iter().enumerate() {
+            match entry.pattern.exact_id() {
+                Some(_) => list.exact.push(i),
+                None => list.compiled.push(i),
+            }
+        }
+        let entries = &list.entries;
+        list.exact.sort_by(|&a, &b| {
+            entries[a]
+                .pattern
+                .exact_id()
+                .cmp(&entries[b].pattern.exact_id())
+        });
+        Ok(list)
     }
 
     /// Reads and parses a file.
     pub fn load(path: &Path) -> Result<XfailList, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        XfailList::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        XfailList::read(std::io::BufReader::new(file))
+            .map_err(|e| format!("{}: {e}", path.display()))
     }
 
     /// The entries, in file order.
@@ -243,9 +312,23 @@ impl XfailList {
         self.entries.is_empty()
     }
 
+    /// The entries that list the case `id` (indices into [`XfailList::entries`], in file
+    /// order).
+    fn matching(&self, id: &str) -> Vec<usize> {
+        let exact_id = |i: &usize| self.entries[*i].pattern.exact_id().unwrap_or_default();
+        let from = self.exact.partition_point(|i| exact_id(i) < id);
+        let equal = self.exact[from..].partition_point(|i| exact_id(i) == id);
+        let mut found: Vec<usize> = self.exact[from..from + equal].to_vec();
+        found.extend(
+            (self.compiled.iter().copied()).filter(|&i| self.entries[i].pattern.matches(id)),
+        );
+        found.sort_unstable();
+        found
+    }
+
     /// Whether some entry lists the case, whatever reason it pins.
     pub fn expects_failure(&self, id: &str) -> bool {
-        self.entries.iter().any(|e| e.pattern.matches(id))
+        !self.matching(id).is_empty()
     }
 
     /// How the list takes the case `id` that ended with `verdict`: a case that failed counts as
@@ -264,9 +347,9 @@ impl XfailList {
     /// ```
     pub fn judge(&self, id: &str, verdict: &Verdict) -> Judgement {
         let listing: Vec<&XfailEntry> = self
-            .entries
-            .iter()
-            .filter(|e| e.pattern.matches(id))
+            .matching(id)
+            .into_iter()
+            .map(|i| &self.entries[i])
             .collect();
         if listing.is_empty() {
             return Judgement::NotListed;
@@ -283,38 +366,59 @@ impl XfailList {
         Judgement::OtherReason(pinned)
     }
 
-    /// The patterns, as written, that match none of `ids`: stale entries that would otherwise
-    /// pass silently.
+    /// The entries that match none of `ids`, in file order: stale entries that would
+    /// otherwise pass silently.
     ///
     /// ```
     /// use bcast_conformance::runner::xfail::XfailList;
     /// let list = XfailList::parse("expand/s1/3\nexpand/s9/*\n").unwrap();
-    /// assert_eq!(list.unmatched(["expand/s1/3", "add/1"]), ["expand/s9/*"]);
+    /// let stale = list.unmatched(["expand/s1/3", "add/1"]);
+    /// assert_eq!(stale.iter().map(|e| (e.pattern.to_string(), e.line)).collect::<Vec<_>>(),
+    ///            [("expand/s9/*".to_string(), 2)]);
     /// ```
-    pub fn unmatched<'a>(&self, ids: impl IntoIterator<Item = &'a str> + Clone) -> Vec<String> {
-        self.entries
-            .iter()
-            .filter(|e| !ids.clone().into_iter().any(|id| e.pattern.matches(id)))
-            .map(|e| e.pattern.to_string())
+    pub fn unmatched<'a, 'b>(
+        &'a self,
+        ids: impl IntoIterator<Item = &'b str>,
+    ) -> Vec<&'a XfailEntry> {
+        let mut matched = vec![false; self.entries.len()];
+        for id in ids {
+            for i in self.matching(id) {
+                matched[i] = true;
+            }
+        }
+        (self.entries.iter().zip(matched))
+            .filter(|(_, matched)| !matched)
+            .map(|(e, _)| e)
             .collect()
     }
 
     /// Sorts the entries by what the run says of them (see [`Review`]).
     pub fn review<'a>(&'a self, result: &SuiteResult) -> Review<'a> {
+        /// What the run's judged cases say of one entry.
+        #[derive(Debug, Default, Clone, Copy)]
+        struct Seen {
+            judged: usize,
+            holding: bool,
+            failed: bool,
+        }
+        let mut seen = vec![Seen::default(); self.entries.len()];
+        for e in result.entries.iter().filter(|e| e.status != Status::Skip) {
+            let verdict = &e.report.verdict;
+            for i in self.matching(&e.report.id) {
+                let s = &mut seen[i];
+                s.judged += 1;
+                s.holding |= self.entries[i].holds_for(verdict);
+                s.failed |= verdict.is_failure();
+            }
+        }
         let mut review = Review::default();
-        for entry in &self.entries {
-            let judged: Vec<&Verdict> = result
-                .entries
-                .iter()
-                .filter(|e| e.status != Status::Skip && entry.pattern.matches(&e.report.id))
-                .map(|e| &e.report.verdict)
-                .collect();
-            if judged.is_empty() {
+        for (entry, s) in self.entries.iter().zip(seen) {
+            if s.judged == 0 {
                 review.unjudged.push(entry);
-            } else if judged.iter().any(|v| entry.holds_for(v)) {
+            } else if s.holding {
                 review.holding.push(entry);
-            } else if judged.iter().all(|v| !v.is_failure()) {
-                review.passing.push((entry, judged.len()));
+            } else if !s.failed {
+                review.passing.push((entry, s.judged));
             } else {
                 review.other_reason.push(entry);
             }

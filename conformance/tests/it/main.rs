@@ -10,3 +10,4 @@ mod messages;
 mod protocol;
 mod reports;
 mod tch;
+mod xfail;

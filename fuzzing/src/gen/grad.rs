@@ -15,7 +15,9 @@ use super::tolerance::grad_tolerance;
 use super::{consistent_alpha, consistent_remainders, random_view, CaseBuilder, GenResult};
 use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::run_reference;
-use bcast_conformance::case::{Arg, Case, GradSpec, Outcome, ResultValue};
+use bcast_conformance::case::{
+    Arg, Case, Fill, FillKind, GradSpec, Outcome, ResultValue, StorageSpec, TensorSpec,
+};
 use bcast_engine::DType;
 
 /// The families a gradient case starts from, each as often as it is listed.
@@ -47,19 +49,37 @@ const INNER: &[&str] = &[
     "reflected",
 ];
 
+/// Results above this many elements are not differentiated: their upstream gradients would
+/// have to be stored, and torch's backward would walk every element.
+pub const MAX_GRAD_RESULT: usize = 1 << 16;
+
+/// How many cases of the inner families one gradient case may draw before one has results
+/// small enough ([`MAX_GRAD_RESULT`]).
+const DRAWS: usize = 8;
+
 /// One gradient case.
 pub fn grad_case(u: &mut Unstructured) -> GenResult<Case> {
-    let name = *u.choose(INNER)?;
-    let family = find_family(name).ok_or(arbitrary::Error::IncorrectFormat)?;
-    let mut inner = (family.generate)(u)?;
-    consistent_alpha(&mut inner);
-    consistent_remainders(&mut inner);
-    with_grad(u, inner)
+    for _ in 0..DRAWS {
+        let name = *u.choose(INNER)?;
+        let family = find_family(name).ok_or(arbitrary::Error::IncorrectFormat)?;
+        let mut inner = (family.generate)(u)?;
+        consistent_alpha(&mut inner);
+        consistent_remainders(&mut inner);
+        if let Some(case) = with_grad(u, inner)? {
+            return Ok(case);
+        }
+    }
+    // Every draw had too large a result: the product of a tensor with itself.
+    let mut b = CaseBuilder::default();
+    let x = b.view(u, DType::Float32, &[2, 3], true)?;
+    let case = b.finish("torch.mul", vec![Arg::Tensor(x.clone()), Arg::Tensor(x)]);
+    with_grad(u, case)?.ok_or(arbitrary::Error::IncorrectFormat)
 }
 
 /// `case` with gradients asked for: which tensors require grad, which the call gets as
-/// clones, and an upstream gradient per result.
-pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Case> {
+/// clones, and an upstream gradient per result; `None` when a result has more than
+/// [`MAX_GRAD_RESULT`] elements.
+pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Option<Case>> {
     let mut b = CaseBuilder::of(&case);
     b.tag("grad");
     let dtype_of = |name: &str| {
@@ -76,7 +96,7 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Case> {
         let wanted = if differentiable(name) {
             u.ratio(3, 4)?
         } else {
-            u.ratio(1, 24)?
+            u.ratio(1, 48)?
         };
         if wanted {
             wrt.push(name.clone());
@@ -85,9 +105,10 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Case> {
     if wrt.is_empty() {
         match inputs.iter().find(|n| differentiable(n)) {
             Some(n) => wrt.push(n.clone()),
+            // No floating input: now and then a case of torch's refusal, else another draw.
             None => match inputs.first() {
-                Some(n) => wrt.push(n.clone()),
-                None => return Ok(case),
+                Some(n) if u.ratio(1, 16)? => wrt.push(n.clone()),
+                _ => return Ok(None),
             },
         }
     }
@@ -106,11 +127,12 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Case> {
         let hit = storage_of(target);
         wrt.retain(|n| n == target || storage_of(n) != hit);
         if wrt.is_empty() {
-            // Every leaf viewed the written memory: nothing left to differentiate.
-            return Ok(case);
+            return Ok(None);
         }
     }
-    let upstream = upstream_gradients(u, &mut b, &case)?;
+    let Some(upstream) = upstream_gradients(u, &mut b, &case, &clone)? else {
+        return Ok(None);
+    };
     let spec = GradSpec {
         tolerance: grad_tolerance(&b),
         wrt,
@@ -119,7 +141,7 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Case> {
     };
     let mut out = b.finish(&case.call.fn_, case.call.args.clone());
     out.grad = Some(spec);
-    Ok(out)
+    Ok(Some(out))
 }
 
 /// The tensors the call reads, by name, in order, once each: positional and keyword tensor
@@ -159,21 +181,17 @@ fn written_tensor(case: &Case) -> Option<String> {
     }
 }
 
-/// The most elements a result may have and get an upstream gradient: a larger one (an
-/// expansion to billions of elements) is not differentiated, so that neither the case nor its
-/// backward needs memory of that size.
-const MAX_UPSTREAM_ELEMENTS: usize = 1 << 20;
-
 /// An upstream gradient for each result tensor of the call (the reference engine's forward
-/// gives their shapes and dtypes), `None` for the integer results beside floating ones
-/// (`max`'s indices) and for a result above [`MAX_UPSTREAM_ELEMENTS`]; none when the call
-/// raises.
+/// of the call as the gradient case makes it gives their shapes and dtypes: see
+/// [`grad_mode_call`]), `None` for the integer results beside floating ones (`max`'s
+/// indices); none when the call raises; `None` in all when a result is too large.
 fn upstream_gradients(
     u: &mut Unstructured,
     b: &mut CaseBuilder,
     case: &Case,
-) -> GenResult<Vec<Option<String>>> {
-    let results = match run_reference(case) {
+    clone: &[String],
+) -> GenResult<Option<Vec<Option<String>>>> {
+    let results = match run_reference(&grad_mode_call(case, clone)) {
         Ok(Outcome::Ok(ok)) => match ok.result {
             ResultValue::Tensor(t) => vec![t],
             ResultValue::Tensors(ts) => ts,
@@ -193,14 +211,20 @@ fn upstream_gradients(
         })
         .collect();
     if typed.len() != results.len() {
-        return Ok(vec![]);
+        return Ok(Some(vec![]));
+    }
+    let numel = |shape: &[usize]| shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    if typed
+        .iter()
+        .any(|(shape, _)| numel(shape).is_none_or(|n| n > MAX_GRAD_RESULT))
+    {
+        return Ok(None);
     }
     let any_floating = typed.iter().any(|(_, d)| d.is_floating() || d.is_complex());
     let mut upstream = Vec::with_capacity(typed.len());
     for (shape, dtype) in typed {
         let floating = dtype.is_floating() || dtype.is_complex();
-        let numel = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
-        if (any_floating && !floating) || numel.is_none_or(|n| n > MAX_UPSTREAM_ELEMENTS) {
+        if any_floating && !floating {
             upstream.push(None);
         } else {
             // Laid out like an input, but tagged as nothing: the tags speak of the call.
@@ -209,5 +233,48 @@ fn upstream_gradients(
             upstream.push(Some(b.tensor(&storage, &shape, &view)));
         }
     }
-    Ok(upstream)
+    Ok(Some(upstream))
+}
+
+/// The call as a gradient case runs it, for the shapes and dtypes of its results: each cloned
+/// tensor is a copy in memory of its own (so an in-place call on a view that overlaps another
+/// input writes the copy, as on torch's `leaf.clone()`).
+fn grad_mode_call(case: &Case, clone: &[String]) -> Case {
+    let mut probe = case.clone();
+    for name in clone {
+        let Some(spec) = probe.tensors.get(name).cloned() else {
+            continue;
+        };
+        let Some(dtype) = probe.storages.get(&spec.storage).map(|s| s.dtype.clone()) else {
+            continue;
+        };
+        let len: usize = spec.shape.iter().product();
+        let storage = format!("{name}.clone()");
+        probe.storages.insert(
+            storage.clone(),
+            StorageSpec {
+                dtype,
+                values: None,
+                fill: Some(Fill {
+                    kind: FillKind::Arange,
+                    len,
+                    seed: 0,
+                }),
+            },
+        );
+        let mut strides = vec![1; spec.shape.len()];
+        for d in (0..spec.shape.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * spec.shape[d + 1].max(1);
+        }
+        probe.tensors.insert(
+            name.clone(),
+            TensorSpec {
+                storage,
+                shape: spec.shape,
+                strides,
+                offset: 0,
+            },
+        );
+    }
+    probe
 }

@@ -36,11 +36,11 @@ pub mod views;
 
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
-pub use grad::{grad_case, with_grad};
+pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
     approximate, consistent_alpha, consistent_divisor, consistent_remainder, consistent_remainders,
-    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES,
+    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES, GEN_DTYPES,
 };
 pub use registry::{families, find_family, forward_families, Enumeration, Family, GRAD_FAMILY};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};

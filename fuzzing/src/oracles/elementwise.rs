@@ -10,7 +10,7 @@
 //! Inputs are random strided views: transposed, stepped (sliced), expanded (stride 0),
 //! offset, zero-size and 0-d, of every dtype, with edge values; written tensors (`out=`, in
 //! place, `copy_`) may share a storage with inputs. Calls whose values depend on loop order
-//! even in torch ([`order_dependent`]) are skipped.
+//! even in torch ([`order_dependent`](bcast_engine::overlap::order_dependent)) are skipped.
 
 use super::scene::{
     call_is_order_dependent, extra_kernel, number, snapshot, Call, Input, Kernel, Scene,

@@ -1,6 +1,6 @@
 //! Element-wise calls on strided views, drawn from fuzz bytes, for the element-wise and
 //! in-place oracles: a [`Scene`] of storages and named views (laid out by
-//! [`CaseBuilder`](crate::gen::CaseBuilder), built by the reference backend's
+//! [`CaseBuilder`], built by the reference backend's
 //! [`Inputs`]), and a [`Call`] of one engine op on them. Both print as a case, so a finding
 //! can be read and rebuilt.
 

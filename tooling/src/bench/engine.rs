@@ -1,89 +1,14 @@
 //! The reference engine as a benchmark peer.
 
-use super::pattern::{BenchDType, Op, Pattern, Variant};
-use super::{Call, Peer};
+use super::workload::{Arg, Bin, Cmp, Dt, Expr, Red, Un, Workload};
+use super::{prepare_from, Backend, Call, Output, Peer};
 use bcast_engine::half::{BFloat16, Half};
-use bcast_engine::ops::{binary, binary_, BinaryOp};
-use bcast_engine::Tensor;
+use bcast_engine::ops::{binary, compare, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp};
+use bcast_engine::{reduce, Result, Scalar, Tensor};
 
 /// The engine, with [`bcast_engine::iter::set_num_threads`] threads.
 #[derive(Debug, Default)]
 pub struct EnginePeer;
-
-fn binary_op(op: Op) -> BinaryOp {
-    match op {
-        Op::Add => BinaryOp::Add(1.into()),
-        Op::Sub => BinaryOp::Sub(1.into()),
-        Op::Mul => BinaryOp::Mul,
-    }
-}
-
-struct EngineCall {
-    op: BinaryOp,
-    variant: Variant,
-    dtype: BenchDType,
-    a: Tensor,
-    b: Tensor,
-    out: Option<Tensor>,
-}
-
-/// An engine tensor of `dtype` from values it holds exactly.
-fn tensor(values: &[f32], shape: &[usize], dtype: BenchDType) -> Option<Tensor> {
-    match dtype {
-        BenchDType::Float32 => Tensor::from_vec(values.to_vec(), shape),
-        BenchDType::Float16 => {
-            Tensor::from_vec(values.iter().map(|&x| Half::from_f32(x)).collect(), shape)
-        }
-        BenchDType::BFloat16 => Tensor::from_vec(
-            values.iter().map(|&x| BFloat16::from_f32(x)).collect(),
-            shape,
-        ),
-        BenchDType::Int32 => Tensor::from_vec(values.iter().map(|&x| x as i32).collect(), shape),
-    }
-    .ok()
-}
-
-impl Call for EngineCall {
-    fn run(&mut self) {
-        let result = match self.variant {
-            Variant::Alloc => binary(self.op, &self.a, &self.b, None),
-            Variant::Out => binary(self.op, &self.a, &self.b, self.out.as_ref()),
-            Variant::InPlace => binary_(self.op, &self.a, &self.b),
-        };
-        let result = result.expect("the patterns are valid");
-        if self.variant == Variant::Alloc {
-            self.out = Some(result);
-        }
-    }
-
-    fn reset(&mut self) {
-        if self.variant == Variant::Alloc {
-            self.out = None;
-        }
-    }
-
-    fn output(&self) -> Vec<u32> {
-        let t = match self.variant {
-            Variant::InPlace => &self.a,
-            _ => self.out.as_ref().expect("run first"),
-        };
-        let bits = match self.dtype {
-            BenchDType::Float32 => t
-                .to_vec::<f32>()
-                .map(|v| v.iter().map(|x| x.to_bits()).collect()),
-            BenchDType::Float16 => t
-                .to_vec::<Half>()
-                .map(|v| v.iter().map(|x| x.to_bits().into()).collect()),
-            BenchDType::BFloat16 => t
-                .to_vec::<BFloat16>()
-                .map(|v| v.iter().map(|x| x.to_bits().into()).collect()),
-            BenchDType::Int32 => t
-                .to_vec::<i32>()
-                .map(|v| v.iter().map(|&x| x as u32).collect()),
-        };
-        bits.expect("the result has the row's dtype")
-    }
-}
 
 impl Peer for EnginePeer {
     fn name(&self) -> &'static str {
@@ -95,39 +20,234 @@ impl Peer for EnginePeer {
         bcast_engine::iter::num_threads()
     }
 
-    fn prepare(
-        &self,
-        p: &Pattern,
-        v: Variant,
-        dtype: BenchDType,
-        a: &[f32],
-        b: &[f32],
-    ) -> Option<Box<dyn Call>> {
-        let mut ta = tensor(a, p.a, dtype)?;
-        if p.transposed {
-            let n = p.a.len() as i64;
-            ta = ta.transpose(n - 2, n - 1).ok()?;
-        }
-        let tb = tensor(b, p.b, dtype)?;
-        let out = match v {
-            Variant::Out => Some(Tensor::zeros(&p.out_shape(), dtype.engine()).ok()?),
-            _ => None,
-        };
-        Some(Box::new(EngineCall {
-            op: binary_op(p.op),
-            variant: v,
-            dtype,
-            a: ta,
-            b: tb,
-            out,
-        }))
+    fn prepare(&self, w: &Workload, data: &[Vec<f64>]) -> Option<Box<dyn Call>> {
+        prepare_from::<EnginePeer>(w, data, operand)
+    }
+}
+
+/// Its calls are frames of their own (not inlined), by which `scripts/profile-row.sh` tells
+/// the engine's samples.
+impl Backend for EnginePeer {
+    type Operand = Operand;
+    type Result = Tensor;
+
+    #[inline(never)]
+    fn new_result(expr: &Expr, ops: &[Operand]) -> Option<Tensor> {
+        compute(expr, ops, None).ok()
     }
 
-    fn prepare_workload(
-        &self,
-        w: &super::broad::workload::Workload,
-        data: &[Vec<f64>],
-    ) -> Option<Box<dyn super::broad::WorkCall>> {
-        super::broad::engine::prepare(w, data)
+    #[inline(never)]
+    fn write_into(expr: &Expr, ops: &mut [Operand], out: Option<&mut Tensor>) -> Option<()> {
+        let target = match out {
+            Some(out) => out,
+            None => tensor(ops.first()?)?,
+        };
+        compute(expr, ops, Some(target)).ok().map(drop)
+    }
+
+    fn like(r: &Tensor) -> Option<Tensor> {
+        Tensor::zeros(r.shape(), r.dtype()).ok()
+    }
+
+    fn output(t: &Tensor) -> Output {
+        output(t)
+    }
+
+    fn operand_output(op: &Operand) -> Option<Output> {
+        tensor(op).map(output)
+    }
+}
+
+fn bin(op: Bin) -> BinaryOp {
+    match op {
+        Bin::Add => BinaryOp::Add(1.into()),
+        Bin::Sub => BinaryOp::Sub(1.into()),
+        Bin::Mul => BinaryOp::Mul,
+        Bin::Div => BinaryOp::Div,
+        Bin::Pow => BinaryOp::Pow,
+        Bin::Remainder => BinaryOp::Remainder,
+    }
+}
+
+fn cmp(op: Cmp) -> CompareOp {
+    match op {
+        Cmp::Lt => CompareOp::Lt,
+        Cmp::Gt => CompareOp::Gt,
+        Cmp::Eq => CompareOp::Eq,
+        Cmp::LogicalAnd => CompareOp::LogicalAnd,
+        Cmp::LogicalXor => CompareOp::LogicalXor,
+    }
+}
+
+fn un(op: Un) -> UnaryOp {
+    match op {
+        Un::Sqrt => UnaryOp::Sqrt,
+        Un::Abs => UnaryOp::Abs,
+        Un::Neg => UnaryOp::Neg,
+        Un::Exp => UnaryOp::Exp,
+    }
+}
+
+/// A value of `dtype` as the scalar that converts to it exactly.
+fn scalar(v: f64, dtype: Dt) -> Scalar {
+    match dtype {
+        Dt::Bool => Scalar::Bool(v != 0.0),
+        d if d.is_float() => Scalar::Float(v),
+        _ => Scalar::Int(v as i64),
+    }
+}
+
+/// The engine operand of `arg`, from its storage-order `data`.
+fn operand(arg: &Arg, data: &[f64]) -> Option<Operand> {
+    Some(match arg {
+        Arg::Tensor { dtype, .. } => {
+            let scalars: Vec<Scalar> = data.iter().map(|&v| scalar(v, *dtype)).collect();
+            let t = Tensor::from_scalars(&scalars, dtype.engine(), &arg.storage_shape()).ok()?;
+            Operand::Tensor(match arg.view_perm() {
+                Some(p) => t
+                    .permute(&p.iter().map(|&d| d as i64).collect::<Vec<_>>())
+                    .ok()?,
+                None => t,
+            })
+        }
+        Arg::ZeroDim(d, v) => Operand::Tensor(Tensor::scalar_tensor(scalar(*v, *d), d.engine())),
+        Arg::Float(v) => Operand::Number(Scalar::Float(*v)),
+        Arg::Int(v) => Operand::Number(Scalar::Int(*v)),
+    })
+}
+
+fn tensor(op: &Operand) -> Option<&Tensor> {
+    match op {
+        Operand::Tensor(t) => Some(t),
+        Operand::Number(_) => None,
+    }
+}
+
+fn reduced(r: Red, x: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    match r {
+        Red::Sum => reduce::sum(x, dims, true, None),
+        Red::Mean => reduce::mean(x, dims, true, None),
+        Red::Amax => reduce::amax(x, dims, true),
+    }
+}
+
+/// The workload's expression on the engine, into `out` when given.
+fn compute(expr: &Expr, ops: &[Operand], out: Option<&Tensor>) -> Result<Tensor> {
+    let first = || tensor(&ops[0]).expect("the first operand is a tensor");
+    match expr {
+        Expr::Binary(op) => binary(bin(*op), ops[0].clone(), ops[1].clone(), out),
+        Expr::Compare(op) => compare(cmp(*op), ops[0].clone(), ops[1].clone(), out),
+        Expr::Where => r#where(first(), ops[1].clone(), ops[2].clone(), out),
+        Expr::Unary(op) => unary(un(*op), first(), out),
+        Expr::Reduce(r, dims) => reduced(*r, first(), dims),
+        Expr::ReduceBack(r, dims, op) => {
+            let x = first();
+            let m = reduced(*r, x, dims)?;
+            binary(bin(*op), x, &m, out)
+        }
+    }
+}
+
+/// The bits of an engine tensor, row-major.
+fn output(t: &Tensor) -> Output {
+    let dtype = Dt::of_engine(t.dtype()).expect("a dtype of the suite");
+    let bits: Vec<u64> = match dtype {
+        Dt::Bool => t
+            .to_vec::<bool>()
+            .map(|v| v.iter().map(|&x| x as u64).collect()),
+        Dt::U8 => t
+            .to_vec::<u8>()
+            .map(|v| v.iter().map(|&x| x as u64).collect()),
+        Dt::I32 => t
+            .to_vec::<i32>()
+            .map(|v| v.iter().map(|&x| x as i64 as u64).collect()),
+        Dt::I64 => t
+            .to_vec::<i64>()
+            .map(|v| v.iter().map(|&x| x as u64).collect()),
+        Dt::F16 => t
+            .to_vec::<Half>()
+            .map(|v| v.iter().map(|x| x.to_bits().into()).collect()),
+        Dt::BF16 => t
+            .to_vec::<BFloat16>()
+            .map(|v| v.iter().map(|x| x.to_bits().into()).collect()),
+        Dt::F32 => t
+            .to_vec::<f32>()
+            .map(|v| v.iter().map(|x| x.to_bits().into()).collect()),
+        Dt::F64 => t
+            .to_vec::<f64>()
+            .map(|v| v.iter().map(|x| x.to_bits()).collect()),
+    }
+    .expect("the tensor's own dtype");
+    Output {
+        dtype,
+        shape: t.shape().to_vec(),
+        bits,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::inputs;
+    use crate::bench::workload::{Layout, Write};
+
+    fn add(args: Vec<Arg>, write: Write) -> Workload {
+        Workload {
+            group: "pattern",
+            pattern: None,
+            label: "test".into(),
+            expr: Expr::Binary(Bin::Add),
+            args,
+            write,
+        }
+    }
+
+    fn int32(shape: Vec<usize>, bits: impl Iterator<Item = f64>) -> Output {
+        Output {
+            dtype: Dt::I32,
+            shape,
+            bits: bits.map(|v| v as i64 as u64).collect(),
+        }
+    }
+
+    #[test]
+    fn in_place_calls_write_their_first_operand() {
+        let w = add(
+            vec![Arg::t(&[2, 3], Dt::I32), Arg::t(&[3], Dt::I32)],
+            Write::InPlace,
+        );
+        let data = inputs(&w);
+        let mut call = EnginePeer.prepare(&w, &data).expect("the engine adds");
+        let (a, b) = (&data[0], &data[1]);
+        for times in 1..=2 {
+            call.reset();
+            call.run();
+            let want = (0..6).map(|i| a[i] + times as f64 * b[i % 3]);
+            assert_eq!(call.output(), int32(vec![2, 3], want));
+        }
+        // A result wider than the first operand cannot be written into it.
+        let wider = add(
+            vec![Arg::t(&[3], Dt::I32), Arg::t(&[2, 3], Dt::I32)],
+            Write::InPlace,
+        );
+        assert!(EnginePeer.prepare(&wider, &inputs(&wider)).is_none());
+    }
+
+    #[test]
+    fn operands_keep_their_layout_and_outputs_their_write() {
+        // (3,2) storage seen transposed, plus a row-major (2,3).
+        let transposed = Arg::Tensor {
+            shape: vec![2, 3],
+            dtype: Dt::I32,
+            layout: Layout::Permuted(vec![1, 0]),
+        };
+        for write in [Write::Alloc, Write::Out] {
+            let w = add(vec![transposed.clone(), Arg::t(&[2, 3], Dt::I32)], write);
+            let data = inputs(&w);
+            let mut call = EnginePeer.prepare(&w, &data).expect("the engine adds");
+            call.run();
+            let want = (0..6).map(|i| data[0][(i % 3) * 2 + i / 3] + data[1][i]);
+            assert_eq!(call.output(), int32(vec![2, 3], want), "{write:?}");
+        }
     }
 }

@@ -1,20 +1,23 @@
 //! `bcast-dev bench`: the engine against its peers (libtorch through tch with the `torch`
-//! feature, ndarray with the `ndarray` feature) on broadcasting patterns, in one run, with
-//! repetitions interleaved across implementations so drift and noise from other processes
-//! fall on all of them alike. A plain copy of the same bytes gives the bandwidth ceiling.
+//! feature, ndarray with the `ndarray` feature) on the rows of [`workload`] (the eight
+//! broadcasting patterns and the broad rows), in one run. Each row's results are compared
+//! before timing (bit for bit, or within `1e-5` relative where [`Workload::approximate`]),
+//! and repetitions are interleaved across implementations ([`timer`]) so drift and noise from
+//! other processes fall on all of them alike. A plain copy of the same bytes gives the
+//! bandwidth ceiling.
 
-pub mod broad;
 pub mod ceiling;
 pub mod engine;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
-pub mod pattern;
 pub mod report;
+pub mod timer;
 #[cfg(feature = "torch")]
 pub mod torch;
+pub mod workload;
 
-use pattern::{BenchDType, Pattern, Variant};
-use std::time::{Duration, Instant};
+use timer::{median, time_calls, timed, Clock, Schedule, Timing};
+use workload::{values, Arg, Dt, Expr, Workload, Write};
 
 /// One prepared call of an implementation: its inputs (and output, for `out=`) are built.
 pub trait Call {
@@ -22,38 +25,196 @@ pub trait Call {
     fn run(&mut self);
     /// Untimed work between calls: dropping the previous result.
     fn reset(&mut self) {}
-    /// The last result, row-major, as the bits of each element (widened to `u32`), so that
-    /// results compare bit for bit whatever the dtype.
-    fn output(&self) -> Vec<u32>;
+    /// The last result.
+    fn output(&self) -> Output;
 }
 
 /// An implementation being measured.
 pub trait Peer {
     /// Its name in the table.
     fn name(&self) -> &'static str;
-    /// Asks for `n` threads; returns how many it uses.
-    fn set_threads(&mut self, n: usize) -> usize;
-    /// A call of `pattern` written as `variant` in `dtype`, from the data of `a` and `b` (values
-    /// `dtype` holds exactly, see [`Pattern::inputs`]); `None` when the implementation cannot
-    /// express it.
-    fn prepare(
-        &self,
-        pattern: &Pattern,
-        variant: Variant,
-        dtype: BenchDType,
-        a: &[f32],
-        b: &[f32],
-    ) -> Option<Box<dyn Call>>;
-
-    /// A call of a broad-suite workload from the data of its operands (see
-    /// [`broad::inputs`]); `None` when the implementation cannot express it.
-    fn prepare_workload(
-        &self,
-        _workload: &broad::workload::Workload,
-        _data: &[Vec<f64>],
-    ) -> Option<Box<dyn broad::WorkCall>> {
-        None
+    /// Asks for `n` threads; returns how many it uses (by default one: an implementation
+    /// without threads).
+    fn set_threads(&mut self, _n: usize) -> usize {
+        1
     }
+    /// A call of `w` from the data of its operands (see [`inputs`]); `None` when the
+    /// implementation cannot express it.
+    fn prepare(&self, w: &Workload, data: &[Vec<f64>]) -> Option<Box<dyn Call>>;
+}
+
+/// How an implementation computes a workload, for [`prepare`]: its operand and result types
+/// and its calls into a new result and into an existing one.
+pub trait Backend: 'static {
+    /// An operand: a tensor, or a Python number where the implementation has them.
+    type Operand: 'static;
+    /// A result.
+    type Result: 'static;
+    /// `expr` into a new result; `None` where the implementation does not have it.
+    fn new_result(expr: &Expr, ops: &[Self::Operand]) -> Option<Self::Result>;
+    /// `expr` into `out`, or into the first operand when `out` is `None`.
+    fn write_into(
+        expr: &Expr,
+        ops: &mut [Self::Operand],
+        out: Option<&mut Self::Result>,
+    ) -> Option<()>;
+    /// A result of `r`'s shape and dtype, to write into.
+    fn like(r: &Self::Result) -> Option<Self::Result>;
+    /// The bits of a result.
+    fn output(r: &Self::Result) -> Output;
+    /// The bits of an operand (the result of an in-place call); `None` for a number.
+    fn operand_output(op: &Self::Operand) -> Option<Output>;
+}
+
+/// A call of a workload on a [`Backend`].
+struct Prepared<B: Backend> {
+    expr: Expr,
+    write: Write,
+    ops: Vec<B::Operand>,
+    out: Option<B::Result>,
+}
+
+impl<B: Backend> Call for Prepared<B> {
+    fn run(&mut self) {
+        let done = match self.write {
+            Write::Alloc => B::new_result(&self.expr, &self.ops).map(|r| self.out = Some(r)),
+            Write::Out => {
+                let out = self.out.as_mut().expect("an out= call has its output");
+                B::write_into(&self.expr, &mut self.ops, Some(out))
+            }
+            Write::InPlace => B::write_into(&self.expr, &mut self.ops, None),
+        };
+        done.expect("a prepared call runs");
+    }
+
+    fn reset(&mut self) {
+        if self.write == Write::Alloc {
+            self.out = None;
+        }
+    }
+
+    fn output(&self) -> Output {
+        match self.write {
+            Write::InPlace => B::operand_output(&self.ops[0]).expect("a tensor written in place"),
+            _ => B::output(self.out.as_ref().expect("run first")),
+        }
+    }
+}
+
+/// A call of `w` on backend `B` from the data of its operands (see [`inputs`]), each made by
+/// `operand`; `None` where `B` does not compute it.
+pub fn prepare_from<B: Backend>(
+    w: &Workload,
+    data: &[Vec<f64>],
+    operand: impl Fn(&Arg, &[f64]) -> Option<B::Operand>,
+) -> Option<Box<dyn Call>> {
+    let ops = w.args.iter().zip(data).map(|(a, d)| operand(a, d));
+    prepare::<B>(w, ops.collect::<Option<_>>()?)
+}
+
+/// A call of `w` on backend `B` from its operands; `None` where `B` does not compute it. The
+/// result is computed once here, to learn whether `B` has the op and the output's shape and
+/// dtype (an in-place result must have the first operand's).
+pub fn prepare<B: Backend>(w: &Workload, mut ops: Vec<B::Operand>) -> Option<Box<dyn Call>> {
+    let first = B::new_result(&w.expr, &ops)?;
+    let out = match w.write {
+        Write::Alloc => None,
+        Write::Out => {
+            let mut out = B::like(&first)?;
+            B::write_into(&w.expr, &mut ops, Some(&mut out))?;
+            Some(out)
+        }
+        Write::InPlace => {
+            let (target, result) = (B::operand_output(ops.first()?)?, B::output(&first));
+            if (target.dtype, target.shape) != (result.dtype, result.shape) {
+                return None;
+            }
+            None
+        }
+    };
+    Some(Box::new(Prepared::<B> {
+        expr: w.expr.clone(),
+        write: w.write,
+        ops,
+        out,
+    }))
+}
+
+/// A result: its dtype, shape and elements' bits in row-major order (floats as their bits,
+/// widened; integers sign-extended; bool 0/1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub dtype: Dt,
+    pub shape: Vec<usize>,
+    pub bits: Vec<u64>,
+}
+
+impl Output {
+    /// Bytes of the result.
+    pub fn bytes(&self) -> usize {
+        self.bits.len() * self.dtype.size()
+    }
+
+    /// Element `i` as a number.
+    fn value(&self, i: usize) -> f64 {
+        let b = self.bits[i];
+        match self.dtype {
+            Dt::F32 => f32::from_bits(b as u32) as f64,
+            Dt::F64 => f64::from_bits(b),
+            Dt::F16 => bcast_engine::half::Half::from_bits(b as u16).to_f32() as f64,
+            Dt::BF16 => bcast_engine::half::BFloat16::from_bits(b as u16).to_f32() as f64,
+            _ => b as i64 as f64,
+        }
+    }
+
+    /// Whether `other` is the same result: bit for bit, or with `approximate` within `1e-5`
+    /// relative (plus `1e-6` absolute) element by element.
+    ///
+    /// ```
+    /// use bcast_tooling::bench::{workload::Dt, Output};
+    /// let a = Output { dtype: Dt::F32, shape: vec![1], bits: vec![1.0f32.to_bits().into()] };
+    /// let b = Output { dtype: Dt::F32, shape: vec![1], bits: vec![1.000001f32.to_bits().into()] };
+    /// assert!(!a.agrees(&b, false) && a.agrees(&b, true));
+    /// ```
+    pub fn agrees(&self, other: &Output, approximate: bool) -> bool {
+        if self.dtype != other.dtype || self.shape != other.shape {
+            return false;
+        }
+        if !approximate || !self.dtype.is_float() {
+            return self.bits == other.bits;
+        }
+        (0..self.bits.len()).all(|i| {
+            let (a, b) = (self.value(i), other.value(i));
+            a == b || (a - b).abs() <= 1e-6 + 1e-5 * a.abs().max(b.abs())
+        })
+    }
+
+    /// Why `self` (of `mine`) and `other` (of `theirs`) are not the same result.
+    fn disagreement(&self, mine: &str, other: &Output, theirs: &str) -> String {
+        let at =
+            (0..self.bits.len().min(other.bits.len())).find(|&i| self.bits[i] != other.bits[i]);
+        format!(
+            "{mine} and {theirs} disagree ({} {:?} and {} {:?}; first at {at:?}: {:?} and {:?})",
+            self.dtype.name(),
+            self.shape,
+            other.dtype.name(),
+            other.shape,
+            at.map(|i| self.value(i)),
+            at.map(|i| other.value(i)),
+        )
+    }
+}
+
+/// The data of each operand in its storage order (empty for a number).
+pub fn inputs(w: &Workload) -> Vec<Vec<f64>> {
+    w.args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| match a {
+            Arg::Tensor { shape, dtype, .. } => values(shape.iter().product(), *dtype, k + 1),
+            _ => Vec::new(),
+        })
+        .collect()
 }
 
 /// Every implementation compiled in, the engine first; libtorch with its huge-page
@@ -70,19 +231,15 @@ pub fn peers(torch_huge_pages: bool) -> Vec<Box<dyn Peer>> {
     peers
 }
 
-/// What to measure.
+/// How to measure.
 #[derive(Debug, Clone)]
 pub struct BenchConfig {
     /// Thread counts, one table each.
     pub threads: Vec<usize>,
-    /// Timed calls per implementation and pattern.
+    /// Timed calls per implementation and row.
     pub reps: usize,
     /// Untimed calls per implementation before timing.
     pub warmup: usize,
-    pub patterns: Vec<Pattern>,
-    pub variants: Vec<Variant>,
-    /// Element types, one table each per thread count.
-    pub dtypes: Vec<BenchDType>,
     /// The implementations to run, by name (all when empty; the engine always runs first).
     pub peers: Vec<String>,
     /// Switch on libtorch's huge-page allocation (`THP_MEM_ALLOC_ENABLE=1`).
@@ -91,90 +248,23 @@ pub struct BenchConfig {
     pub schedule: Schedule,
 }
 
-/// How the implementations' timed calls follow each other within a row.
-///
-/// ```
-/// # use bcast_tooling::bench::Schedule;
-/// assert_eq!(Schedule::from_name("apart"), Some(Schedule::Apart));
-/// assert_eq!(Schedule::Rounds.name(), "rounds");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Schedule {
-    /// One timed call of each implementation per round, the order reversed every round: each
-    /// call finds the others' data in the caches, and their idle threads may still be
-    /// spinning (OpenMP's, which run libtorch's loops, spin for milliseconds after a loop).
-    Rounds,
-    /// The same rounds, but before each timed call the implementation makes untimed calls for
-    /// [`SETTLE`]: by then the other implementations' idle threads have gone to sleep, its
-    /// own threads are awake and its data is in the caches, so each timed call has the
-    /// machine to itself, as in a program that calls one library in a loop.
-    Apart,
-}
-
-/// How long [`Schedule::Apart`] keeps an implementation calling before its timed call.
-pub const SETTLE: Duration = Duration::from_millis(30);
-
-impl Schedule {
-    /// Every schedule, by name.
-    pub const ALL: [Schedule; 2] = [Schedule::Rounds, Schedule::Apart];
-
-    /// Its name on the command line and in the tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Schedule::Rounds => "rounds",
-            Schedule::Apart => "apart",
-        }
-    }
-
-    /// The schedule called `name`.
-    pub fn from_name(name: &str) -> Option<Schedule> {
-        Schedule::ALL.into_iter().find(|s| s.name() == name)
-    }
-}
-
-/// Times `config.reps` rounds of `n` implementations in `config.schedule`'s order; `call(k)`
-/// makes one call of implementation `k` and returns its seconds, or `None` when `k` has no
-/// call. Returns each implementation's times.
-fn time_rounds(
-    config: &BenchConfig,
-    n: usize,
-    mut call: impl FnMut(usize) -> Option<f64>,
-) -> Vec<Vec<f64>> {
-    let mut times = vec![Vec::new(); n];
-    for round in 0..config.reps {
-        for k in round_order(n, round) {
-            if config.schedule == Schedule::Apart {
-                let start = Instant::now();
-                while start.elapsed() < SETTLE {
-                    if call(k).is_none() {
-                        break;
-                    }
-                }
-            }
-            if let Some(seconds) = call(k) {
-                times[k].push(seconds);
-            }
-        }
-    }
-    times
-}
-
-/// The median time of each implementation on one pattern and variant (`None` where it could
-/// not run it).
+/// The median time of each implementation on one workload (`None` where it cannot run it),
+/// or why the row was not timed.
 #[derive(Debug, Clone)]
 pub struct Row {
-    pub pattern: Pattern,
-    pub variant: Variant,
-    pub dtype: BenchDType,
+    pub workload: Workload,
     pub seconds: Vec<Option<f64>>,
+    /// Bytes read and written once each.
+    pub bytes: usize,
+    /// Set when implementations disagreed (the row is then not timed).
+    pub mismatch: Option<String>,
 }
 
-/// One table: every row at one thread count, in one dtype.
+/// One table: every row at one thread count.
 #[derive(Debug, Clone)]
 pub struct Table {
     /// The thread count asked for.
     pub threads: usize,
-    pub dtype: BenchDType,
     /// Each implementation's name and the threads it used.
     pub peers: Vec<(&'static str, usize)>,
     /// Median seconds of the copy ceiling into new memory and into existing memory.
@@ -187,44 +277,8 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-/// The median of `times` (the mean of the middle two for an even count).
-///
-/// ```
-/// # use bcast_tooling::bench::median;
-/// assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-/// assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
-/// ```
-pub fn median(mut times: Vec<f64>) -> f64 {
-    times.sort_by(f64::total_cmp);
-    let n = times.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    if !n.is_multiple_of(2) {
-        times[n / 2]
-    } else {
-        (times[n / 2 - 1] + times[n / 2]) / 2.0
-    }
-}
-
-fn timed(f: impl FnOnce()) -> f64 {
-    let start = Instant::now();
-    f();
-    start.elapsed().as_secs_f64()
-}
-
-/// The implementations in the order of round `round`: forward, then backward, so no one
-/// always runs right after another.
-fn round_order(n: usize, round: usize) -> Vec<usize> {
-    if round.is_multiple_of(2) {
-        (0..n).collect()
-    } else {
-        (0..n).rev().collect()
-    }
-}
-
 /// Measures the copy ceiling: a 64 MiB float32 copy, into new memory and into existing memory.
-fn measure_copy(config: &BenchConfig, threads: usize) -> (f64, f64, usize) {
+fn measure_copy(config: &BenchConfig, threads: usize, clock: &dyn Clock) -> (f64, f64, usize) {
     let src: Vec<f32> = (0..1usize << 24).map(|i| i as f32).collect();
     let mut dst = vec![0.0f32; src.len()];
     let mut kept: Option<Vec<f32>> = None;
@@ -235,74 +289,57 @@ fn measure_copy(config: &BenchConfig, threads: usize) -> (f64, f64, usize) {
     let (mut alloc, mut out) = (Vec::new(), Vec::new());
     for _ in 0..config.reps {
         kept = None;
-        alloc.push(timed(|| kept = Some(ceiling::copy_alloc(&src, threads))));
-        out.push(timed(|| ceiling::copy_split(&mut dst, &src, threads)));
+        let t = timed(clock, || kept = Some(ceiling::copy_alloc(&src, threads)));
+        alloc.push(t.as_secs_f64());
+        out.push(timed(clock, || ceiling::copy_split(&mut dst, &src, threads)).as_secs_f64());
     }
     drop(kept);
     (median(alloc), median(out), 2 * 4 * src.len())
 }
 
-/// Runs one pattern and variant on every peer: prepares each, checks that they all compute
-/// the same values, warms up, then times rounds in `config.schedule`'s order.
-///
-/// # Errors
-/// When an implementation's result differs from the first one's.
-fn measure_row(
-    config: &BenchConfig,
-    peers: &[Box<dyn Peer>],
-    pattern: &Pattern,
-    variant: Variant,
-    dtype: BenchDType,
-) -> Result<Row, String> {
-    let (a, b) = pattern.inputs(dtype);
-    let mut calls: Vec<Option<Box<dyn Call>>> = peers
-        .iter()
-        .map(|p| p.prepare(pattern, variant, dtype, &a, &b))
-        .collect();
-    drop((a, b));
-    let mut expected: Option<(usize, Vec<u32>)> = None;
+/// Runs workload `w` on every peer: prepares each, checks that they all compute the first
+/// one's result (the row is not timed where one does not), then times them on `clock`.
+fn measure(config: &BenchConfig, peers: &[Box<dyn Peer>], w: &Workload, clock: &dyn Clock) -> Row {
+    let data = inputs(w);
+    let mut calls: Vec<Option<Box<dyn Call>>> = peers.iter().map(|p| p.prepare(w, &data)).collect();
+    drop(data);
+    let mut expected: Option<(usize, Output)> = None;
+    let mut mismatch = None;
     for (k, call) in calls.iter_mut().enumerate() {
         let Some(call) = call else { continue };
         call.run();
         let got = call.output();
         match &expected {
             None => expected = Some((k, got)),
-            Some((first, want)) => {
-                if *want != got {
-                    return Err(format!(
-                        "{} {} {}: {} and {} disagree",
-                        pattern.label,
-                        variant.name(),
-                        dtype.name(),
-                        peers[*first].name(),
-                        peers[k].name()
-                    ));
-                }
+            Some((first, want)) if mismatch.is_none() && !want.agrees(&got, w.approximate()) => {
+                mismatch = Some(want.disagreement(peers[*first].name(), &got, peers[k].name()));
             }
+            Some(_) => {}
         }
     }
+    let in_bytes: usize = w.args.iter().map(Arg::bytes).sum();
+    let bytes = in_bytes + expected.as_ref().map_or(0, |(_, o)| o.bytes());
     drop(expected);
-    for _ in 0..config.warmup {
-        for call in calls.iter_mut().flatten() {
-            call.reset();
-            call.run();
+    let seconds = match mismatch {
+        Some(_) => vec![None; peers.len()],
+        None => {
+            let timing = Timing {
+                schedule: config.schedule,
+                reps: config.reps,
+                warmup: config.warmup,
+                // Tiny calls take microseconds: time batches so the clock's resolution does
+                // not matter.
+                batch: if bytes < 1 << 16 { 64 } else { 1 },
+            };
+            time_calls(timing, &mut calls, clock)
         }
+    };
+    Row {
+        workload: w.clone(),
+        seconds,
+        bytes,
+        mismatch,
     }
-    let times = time_rounds(config, peers.len(), |k| {
-        let call = calls[k].as_mut()?;
-        call.reset();
-        Some(timed(|| call.run()))
-    });
-    Ok(Row {
-        pattern: *pattern,
-        variant,
-        dtype,
-        seconds: calls
-            .iter()
-            .zip(times)
-            .map(|(c, t)| c.as_ref().map(|_| median(t)))
-            .collect(),
-    })
 }
 
 /// The peers `config` names (all when it names none), the engine first.
@@ -317,15 +354,15 @@ fn selected_peers(config: &BenchConfig) -> Vec<Box<dyn Peer>> {
         .collect()
 }
 
-/// Runs the benchmark: one table per thread count and dtype. `progress` hears each row as it starts.
-///
-/// # Errors
-/// When implementations disagree on a result.
-pub fn run_bench(
+/// Runs the benchmark on `workloads` with `peers`, timed on `clock`: one table per thread
+/// count. `progress` hears each row as it starts.
+pub fn run_with(
     config: &BenchConfig,
+    mut peers: Vec<Box<dyn Peer>>,
+    workloads: &[Workload],
+    clock: &dyn Clock,
     mut progress: impl FnMut(&str),
-) -> Result<Vec<Table>, String> {
-    let mut peers = selected_peers(config);
+) -> Vec<Table> {
     let mut tables = Vec::new();
     for &threads in &config.threads {
         let used: Vec<(&'static str, usize)> = peers
@@ -333,101 +370,160 @@ pub fn run_bench(
             .map(|p| (p.name(), p.set_threads(threads)))
             .collect();
         progress(&format!("{threads} thread(s): copy ceiling"));
-        let (copy_alloc, copy_out, copy_bytes) = measure_copy(config, threads);
-        for &dtype in &config.dtypes {
-            let mut rows = Vec::new();
-            for pattern in &config.patterns {
-                for &variant in pattern.variants() {
-                    if !config.variants.contains(&variant) && variant != Variant::InPlace {
-                        continue;
-                    }
-                    progress(&format!(
-                        "{threads} thread(s): {} {} {}",
-                        dtype.name(),
-                        pattern.label,
-                        variant.name()
-                    ));
-                    rows.push(measure_row(config, &peers, pattern, variant, dtype)?);
-                }
-            }
-            tables.push(Table {
-                threads,
-                schedule: config.schedule,
-                dtype,
-                peers: used.clone(),
-                copy_alloc,
-                copy_out,
-                copy_bytes,
-                rows,
-            });
+        let (copy_alloc, copy_out, copy_bytes) = measure_copy(config, threads, clock);
+        let mut rows = Vec::new();
+        for w in workloads {
+            progress(&format!(
+                "{threads} thread(s): {} {}",
+                w.label,
+                w.write.name()
+            ));
+            rows.push(measure(config, &peers, w, clock));
         }
+        tables.push(Table {
+            threads,
+            schedule: config.schedule,
+            peers: used,
+            copy_alloc,
+            copy_out,
+            copy_bytes,
+            rows,
+        });
     }
-    Ok(tables)
+    tables
+}
+
+/// Runs the benchmark on `workloads` with the peers `config` selects, on the machine's clock.
+pub fn run_bench(
+    config: &BenchConfig,
+    workloads: &[Workload],
+    progress: impl FnMut(&str),
+) -> Vec<Table> {
+    let clock = timer::WallClock::new();
+    run_with(config, selected_peers(config), workloads, &clock, progress)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::timer::fake::{FakeCall, FakeClock};
     use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
 
-    fn config(schedule: Schedule) -> BenchConfig {
-        BenchConfig {
-            threads: vec![1],
-            reps: 3,
+    /// A peer whose calls take `ms` milliseconds on `clock` and give `bits`.
+    struct FakePeer {
+        name: &'static str,
+        ms: u64,
+        bits: Option<Vec<u64>>,
+        clock: FakeClock,
+        log: Rc<RefCell<Vec<usize>>>,
+    }
+
+    impl Peer for FakePeer {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+
+        fn set_threads(&mut self, n: usize) -> usize {
+            n
+        }
+
+        fn prepare(&self, w: &Workload, data: &[Vec<f64>]) -> Option<Box<dyn Call>> {
+            assert_eq!(data.len(), w.args.len());
+            Some(Box::new(FakeCall {
+                k: self.ms as usize,
+                run: Duration::from_millis(self.ms),
+                reset: Duration::ZERO,
+                clock: self.clock.clone(),
+                log: self.log.clone(),
+                output: Output {
+                    dtype: Dt::F32,
+                    shape: vec![self.bits.as_ref()?.len()],
+                    bits: self.bits.clone()?,
+                },
+            }))
+        }
+    }
+
+    /// One table of the `(4,) + (4,)` row, timed on a fake clock with peers taking 2, 3 and 5
+    /// ms and giving `bits` (`None`: the peer cannot run it); returns it and the runs' log.
+    fn table(bits: [Option<Vec<u64>>; 3]) -> (Table, Vec<usize>) {
+        let clock = FakeClock::default();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let names = ["engine", "torch", "ndarray"];
+        let peers: Vec<Box<dyn Peer>> = names
+            .into_iter()
+            .zip([2, 3, 5])
+            .zip(bits)
+            .map(|((name, ms), bits)| -> Box<dyn Peer> {
+                Box::new(FakePeer {
+                    name,
+                    ms,
+                    bits,
+                    clock: clock.clone(),
+                    log: log.clone(),
+                })
+            })
+            .collect();
+        let config = BenchConfig {
+            threads: vec![2],
+            reps: 1,
             warmup: 0,
-            patterns: Vec::new(),
-            variants: Vec::new(),
-            dtypes: Vec::new(),
             peers: Vec::new(),
             torch_huge_pages: false,
-            schedule,
-        }
-    }
-
-    /// Runs `time_rounds` over three implementations, the second without a call; returns the
-    /// order of the calls and the times each one got (a call's time is its place in the order).
-    fn schedule_of(schedule: Schedule) -> (Vec<usize>, Vec<Vec<f64>>) {
-        let mut order = Vec::new();
-        let times = time_rounds(&config(schedule), 3, |k| {
-            if k == 1 {
-                return None;
-            }
-            if schedule == Schedule::Apart {
-                std::thread::sleep(Duration::from_millis(4));
-            }
-            order.push(k);
-            Some(order.len() as f64)
+            schedule: Schedule::Rounds,
+        };
+        let rows = workload::workloads()
+            .into_iter()
+            .filter(|w| w.label == "(4,) + (4,)")
+            .collect::<Vec<_>>();
+        let mut heard = Vec::new();
+        let mut tables = run_with(&config, peers, &rows, &clock, |what| {
+            heard.push(what.to_string())
         });
-        (order, times)
+        assert_eq!(
+            heard,
+            [
+                "2 thread(s): copy ceiling",
+                "2 thread(s): (4,) + (4,) alloc"
+            ]
+        );
+        assert_eq!(tables.len(), 1);
+        let log = log.borrow().clone();
+        (tables.remove(0), log)
     }
 
     #[test]
-    fn rounds_time_one_call_each_in_alternating_order() {
-        let (order, times) = schedule_of(Schedule::Rounds);
-        assert_eq!(order, [0, 2, 2, 0, 0, 2]);
-        assert_eq!(times, [vec![1.0, 4.0, 5.0], vec![], vec![2.0, 3.0, 6.0]]);
+    fn rows_are_checked_then_timed_in_batches() {
+        let same = Some(vec![1, 2, 3, 4]);
+        let (t, log) = table([same.clone(), None, same]);
+        assert_eq!(t.peers, [("engine", 2), ("torch", 2), ("ndarray", 2)]);
+        let row = &t.rows[0];
+        assert_eq!(row.mismatch, None);
+        // Four float32 elements in each of two inputs and the result.
+        assert_eq!(row.bytes, 48);
+        // A row under 64 KiB is timed in batches of 64 calls, after one checked call each.
+        assert_eq!(log, [[2, 5].as_slice(), &[2; 64], &[5; 64]].concat());
+        assert_eq!(row.seconds, [Some(0.002), None, Some(0.005)]);
     }
 
     #[test]
-    fn apart_times_each_call_after_its_own_untimed_calls() {
-        let (order, times) = schedule_of(Schedule::Apart);
-        // Each timed call follows at least SETTLE of untimed calls of the same implementation.
-        let settle_calls = (SETTLE.as_millis() / 4) as usize;
-        for (k, times) in times.iter().enumerate() {
-            if k == 1 {
-                assert!(times.is_empty());
-                continue;
-            }
-            assert_eq!(times.len(), 3);
-            for &t in times {
-                let at = t as usize - 1;
-                assert!(at >= settle_calls, "{order:?}");
-                assert!(
-                    order[at - settle_calls..=at].iter().all(|&j| j == k),
-                    "{order:?}"
-                );
-            }
-        }
-        assert_eq!(order.first(), Some(&0));
-        assert_eq!(order.last(), Some(&2));
+    fn a_row_whose_results_differ_is_not_timed() {
+        let (t, log) = table([
+            Some(vec![1, 2, 3, 4]),
+            Some(vec![1, 2, 3, 4]),
+            Some(vec![1, 2, 3, 5]),
+        ]);
+        let row = &t.rows[0];
+        let why = row.mismatch.as_deref().expect("a mismatch");
+        assert!(
+            why.starts_with(
+                "engine and ndarray disagree (float32 [4] and float32 [4]; first at Some(3)"
+            ),
+            "{why}"
+        );
+        assert_eq!(row.seconds, [None, None, None]);
+        assert_eq!(log, [2, 3, 5]);
     }
 }

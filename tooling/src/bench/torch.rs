@@ -1,7 +1,10 @@
-//! libtorch through tch as a benchmark peer (feature `torch`).
+//! libtorch through tch as a benchmark peer (feature `torch`). Python numbers go through
+//! torch's `Scalar` overloads (`add(Tensor, Scalar)`, which wrap the number as Python does),
+//! so those rows are measured allocating or in place only; in-place arithmetic calls torch's
+//! in-place methods (`x.add_(b)`).
 
-use super::pattern::{BenchDType, Op, Pattern, Variant};
-use super::{Call, Peer};
+use super::workload::{Arg, Bin, Cmp, Dt, Expr, Red, Un, Workload};
+use super::{prepare, Backend, Call, Output, Peer};
 use tch::{Kind, Tensor};
 
 /// libtorch, with `at::set_num_threads` threads.
@@ -20,92 +23,6 @@ impl TorchPeer {
     }
 }
 
-struct TorchCall {
-    op: Op,
-    variant: Variant,
-    dtype: BenchDType,
-    a: Tensor,
-    b: Tensor,
-    out: Option<Tensor>,
-}
-
-/// torch's dtype of a row (the values convert to it exactly).
-fn kind(dtype: BenchDType) -> Kind {
-    match dtype {
-        BenchDType::Float32 => Kind::Float,
-        BenchDType::Float16 => Kind::Half,
-        BenchDType::BFloat16 => Kind::BFloat16,
-        BenchDType::Int32 => Kind::Int,
-    }
-}
-
-fn shape(s: &[usize]) -> Vec<i64> {
-    s.iter().map(|&d| d as i64).collect()
-}
-
-impl Call for TorchCall {
-    fn run(&mut self) {
-        let (a, b) = (&self.a, &self.b);
-        match self.variant {
-            Variant::Alloc => {
-                self.out = Some(match self.op {
-                    Op::Add => a.g_add(b),
-                    Op::Sub => a.g_sub(b),
-                    Op::Mul => a.g_mul(b),
-                })
-            }
-            Variant::Out => {
-                let out = self.out.as_ref().expect("prepared");
-                let _ = match self.op {
-                    Op::Add => a.add_out(out, b),
-                    Op::Sub => a.sub_out(out, b),
-                    Op::Mul => a.mul_out(out, b),
-                };
-            }
-            Variant::InPlace => {
-                let _ = match self.op {
-                    Op::Add => self.a.g_add_(b),
-                    Op::Sub => self.a.g_sub_(b),
-                    Op::Mul => self.a.g_mul_(b),
-                };
-            }
-        }
-    }
-
-    fn reset(&mut self) {
-        if self.variant == Variant::Alloc {
-            self.out = None;
-        }
-    }
-
-    fn output(&self) -> Vec<u32> {
-        let t = match self.variant {
-            Variant::InPlace => &self.a,
-            _ => self.out.as_ref().expect("run first"),
-        };
-        let flat = t.contiguous().view(-1);
-        match self.dtype {
-            BenchDType::Float32 => Vec::<f32>::try_from(&flat)
-                .expect("float32")
-                .iter()
-                .map(|x| x.to_bits())
-                .collect(),
-            BenchDType::Int32 => Vec::<i32>::try_from(&flat)
-                .expect("int32")
-                .iter()
-                .map(|&x| x as u32)
-                .collect(),
-            BenchDType::Float16 | BenchDType::BFloat16 => {
-                Vec::<i16>::try_from(&flat.view_dtype(Kind::Int16))
-                    .expect("16-bit")
-                    .iter()
-                    .map(|&x| u32::from(x as u16))
-                    .collect()
-            }
-        }
-    }
-}
-
 impl Peer for TorchPeer {
     fn name(&self) -> &'static str {
         "torch"
@@ -116,47 +33,261 @@ impl Peer for TorchPeer {
         tch::get_num_threads() as usize
     }
 
-    fn prepare(
-        &self,
-        p: &Pattern,
-        v: Variant,
-        dtype: BenchDType,
-        a: &[f32],
-        b: &[f32],
-    ) -> Option<Box<dyn Call>> {
-        let kind = kind(dtype);
-        let mut ta = Tensor::from_slice(a)
-            .to_kind(kind)
-            .view(shape(p.a).as_slice());
-        if p.transposed {
-            let n = p.a.len() as i64;
-            ta = ta.transpose(n - 2, n - 1);
-        }
-        let tb = Tensor::from_slice(b)
-            .to_kind(kind)
-            .view(shape(p.b).as_slice());
-        let out = match v {
-            Variant::Out => Some(Tensor::zeros(
-                shape(&p.out_shape()).as_slice(),
-                (kind, tch::Device::Cpu),
-            )),
-            _ => None,
-        };
-        Some(Box::new(TorchCall {
-            op: p.op,
-            variant: v,
-            dtype,
-            a: ta,
-            b: tb,
-            out,
-        }))
+    fn prepare(&self, w: &Workload, data: &[Vec<f64>]) -> Option<Box<dyn Call>> {
+        let ops = w
+            .args
+            .iter()
+            .zip(data)
+            .map(|(a, d)| operand(a, d))
+            .collect();
+        prepare::<TorchPeer>(w, ops)
+    }
+}
+
+/// Its calls are frames of their own (not inlined), by which `scripts/profile-row.sh` tells
+/// the torch's samples.
+impl Backend for TorchPeer {
+    type Operand = Op;
+    type Result = Tensor;
+
+    #[inline(never)]
+    fn new_result(expr: &Expr, ops: &[Op]) -> Option<Tensor> {
+        compute(expr, ops, None)
     }
 
-    fn prepare_workload(
-        &self,
-        w: &super::broad::workload::Workload,
-        data: &[Vec<f64>],
-    ) -> Option<Box<dyn super::broad::WorkCall>> {
-        super::broad::torch::prepare(w, data)
+    #[inline(never)]
+    fn write_into(expr: &Expr, ops: &mut [Op], out: Option<&mut Tensor>) -> Option<()> {
+        match out {
+            Some(out) => compute(expr, ops, Some(out)).map(drop),
+            None => in_place(expr, ops),
+        }
+    }
+
+    fn like(r: &Tensor) -> Option<Tensor> {
+        Some(Tensor::zeros(r.size(), (r.kind(), tch::Device::Cpu)))
+    }
+
+    fn output(t: &Tensor) -> Output {
+        output(t)
+    }
+
+    fn operand_output(op: &Op) -> Option<Output> {
+        match op {
+            Op::T(t) => Some(output(t)),
+            _ => None,
+        }
+    }
+}
+
+fn kind(d: Dt) -> Kind {
+    match d {
+        Dt::Bool => Kind::Bool,
+        Dt::U8 => Kind::Uint8,
+        Dt::I32 => Kind::Int,
+        Dt::I64 => Kind::Int64,
+        Dt::F16 => Kind::Half,
+        Dt::BF16 => Kind::BFloat16,
+        Dt::F32 => Kind::Float,
+        Dt::F64 => Kind::Double,
+    }
+}
+
+fn dt(k: Kind) -> Option<Dt> {
+    Dt::ALL.into_iter().find(|&d| kind(d) == k)
+}
+
+/// An operand: a tensor (0-d ones included) or a Python number.
+pub enum Op {
+    T(Tensor),
+    F(f64),
+    I(i64),
+}
+
+fn i64s(v: &[usize]) -> Vec<i64> {
+    v.iter().map(|&d| d as i64).collect()
+}
+
+fn operand(arg: &Arg, data: &[f64]) -> Op {
+    match arg {
+        Arg::Tensor { dtype, .. } => {
+            let t = Tensor::from_slice(data)
+                .to_kind(kind(*dtype))
+                .reshape(i64s(&arg.storage_shape()));
+            Op::T(match arg.view_perm() {
+                Some(p) => t.permute(i64s(&p)),
+                None => t,
+            })
+        }
+        Arg::ZeroDim(d, v) => Op::T(
+            Tensor::from_slice(&[*v])
+                .to_kind(kind(*d))
+                .reshape(Vec::<i64>::new()),
+        ),
+        Arg::Float(v) => Op::F(*v),
+        Arg::Int(v) => Op::I(*v),
+    }
+}
+
+fn reduced(r: Red, x: &Tensor, dims: &[i64]) -> Tensor {
+    let dims = if dims.is_empty() {
+        (0..x.dim() as i64).collect()
+    } else {
+        dims.to_vec()
+    };
+    match r {
+        Red::Sum => x.sum_dim_intlist(dims.as_slice(), true, None),
+        Red::Mean => x.mean_dim(dims.as_slice(), true, None),
+        Red::Amax => x.amax(dims.as_slice(), true),
+    }
+}
+
+fn binary(op: Bin, a: &Tensor, b: &Tensor, out: Option<&Tensor>) -> Tensor {
+    match (op, out) {
+        (Bin::Add, None) => a.g_add(b),
+        (Bin::Add, Some(o)) => a.add_out(o, b),
+        (Bin::Sub, None) => a.g_sub(b),
+        (Bin::Sub, Some(o)) => a.sub_out(o, b),
+        (Bin::Mul, None) => a.g_mul(b),
+        (Bin::Mul, Some(o)) => a.mul_out(o, b),
+        (Bin::Div, None) => a.g_div(b),
+        (Bin::Div, Some(o)) => a.div_out(o, b),
+        (Bin::Pow, None) => a.pow(b),
+        (Bin::Pow, Some(o)) => a.pow_tensor_tensor_out(o, b),
+        (Bin::Remainder, None) => a.remainder_tensor(b),
+        (Bin::Remainder, Some(o)) => a.remainder_tensor_out(o, b),
+    }
+}
+
+/// The workload in torch, into `out` when given; `None` for a form this peer does not write
+/// (a number into `out=`).
+fn compute(expr: &Expr, ops: &[Op], out: Option<&Tensor>) -> Option<Tensor> {
+    let t = |k: usize| match &ops[k] {
+        Op::T(t) => Some(t),
+        _ => None,
+    };
+    Some(match expr {
+        Expr::Binary(op) => match (&ops[1], out) {
+            (Op::T(b), _) => binary(*op, t(0)?, b, out),
+            (Op::F(s), None) => number_binary(*op, t(0)?, *s),
+            (Op::I(s), None) => number_binary(*op, t(0)?, *s),
+            _ => return None,
+        },
+        Expr::Compare(op) => {
+            let a = t(0)?;
+            match (&ops[1], out, op) {
+                (Op::T(b), None, Cmp::Lt) => a.lt_tensor(b),
+                (Op::T(b), Some(o), Cmp::Lt) => a.lt_tensor_out(o, b),
+                (Op::T(b), None, Cmp::Gt) => a.gt_tensor(b),
+                (Op::T(b), Some(o), Cmp::Gt) => a.gt_tensor_out(o, b),
+                (Op::T(b), None, Cmp::Eq) => a.eq_tensor(b),
+                (Op::T(b), Some(o), Cmp::Eq) => a.eq_tensor_out(o, b),
+                (Op::T(b), None, Cmp::LogicalAnd) => a.logical_and(b),
+                (Op::T(b), Some(o), Cmp::LogicalAnd) => a.logical_and_out(o, b),
+                (Op::T(b), None, Cmp::LogicalXor) => a.logical_xor(b),
+                (Op::T(b), Some(o), Cmp::LogicalXor) => a.logical_xor_out(o, b),
+                (Op::F(s), None, Cmp::Gt) => a.gt(*s),
+                (Op::F(s), None, Cmp::Lt) => a.lt(*s),
+                _ => return None,
+            }
+        }
+        Expr::Where => match out {
+            None => t(1)?.where_self(t(0)?, t(2)?),
+            Some(o) => t(1)?.where_self_out(o, t(0)?, t(2)?),
+        },
+        Expr::Unary(op) => {
+            let a = t(0)?;
+            match (op, out) {
+                (Un::Sqrt, None) => a.sqrt(),
+                (Un::Sqrt, Some(o)) => a.sqrt_out(o),
+                (Un::Abs, None) => a.abs(),
+                (Un::Abs, Some(o)) => a.abs_out(o),
+                (Un::Neg, None) => a.neg(),
+                (Un::Neg, Some(o)) => a.neg_out(o),
+                (Un::Exp, None) => a.exp(),
+                (Un::Exp, Some(o)) => a.exp_out(o),
+            }
+        }
+        Expr::Reduce(r, dims) => reduced(*r, t(0)?, dims),
+        Expr::ReduceBack(r, dims, op) => {
+            let x = t(0)?;
+            let m = reduced(*r, x, dims);
+            binary(*op, x, &m, out)
+        }
+    })
+}
+
+fn number_binary<S: Into<tch::Scalar> + Copy>(op: Bin, a: &Tensor, s: S) -> Tensor {
+    match op {
+        Bin::Add => a.g_add_scalar(s),
+        Bin::Sub => a.g_sub_scalar(s),
+        Bin::Mul => a.g_mul_scalar(s),
+        Bin::Div => a.g_div_scalar(s),
+        Bin::Pow => a.pow_tensor_scalar(s),
+        Bin::Remainder => a.remainder(s),
+    }
+}
+
+/// The workload written into its first operand: arithmetic with torch's in-place methods
+/// (`x.add_(b)`), anything else as `out=` the first operand.
+fn in_place(expr: &Expr, ops: &mut [Op]) -> Option<()> {
+    let (Op::T(a), rest) = ops.split_first_mut()? else {
+        return None;
+    };
+    let _ = match (expr, rest.first()) {
+        (Expr::Binary(op), Some(Op::T(b))) => match op {
+            Bin::Add => a.g_add_(b),
+            Bin::Sub => a.g_sub_(b),
+            Bin::Mul => a.g_mul_(b),
+            Bin::Div => a.g_div_(b),
+            Bin::Pow => a.pow_tensor_(b),
+            Bin::Remainder => a.remainder_tensor_(b),
+        },
+        _ => {
+            let target = a.shallow_clone();
+            compute(expr, ops, Some(&target))?
+        }
+    };
+    Some(())
+}
+
+fn output(t: &Tensor) -> Output {
+    let dtype = dt(t.kind()).expect("a dtype of the suite");
+    let flat = t.contiguous().view(-1);
+    let bits: Vec<u64> = match dtype {
+        Dt::Bool | Dt::U8 => Vec::<u8>::try_from(&flat.to_kind(Kind::Uint8))
+            .expect("bytes")
+            .iter()
+            .map(|&x| x as u64)
+            .collect(),
+        Dt::I32 => Vec::<i32>::try_from(&flat)
+            .expect("int32")
+            .iter()
+            .map(|&x| x as i64 as u64)
+            .collect(),
+        Dt::I64 => Vec::<i64>::try_from(&flat)
+            .expect("int64")
+            .iter()
+            .map(|&x| x as u64)
+            .collect(),
+        Dt::F16 | Dt::BF16 => Vec::<i16>::try_from(&flat.view_dtype(Kind::Int16))
+            .expect("16-bit")
+            .iter()
+            .map(|&x| u64::from(x as u16))
+            .collect(),
+        Dt::F32 => Vec::<f32>::try_from(&flat)
+            .expect("float32")
+            .iter()
+            .map(|x| x.to_bits().into())
+            .collect(),
+        Dt::F64 => Vec::<f64>::try_from(&flat)
+            .expect("float64")
+            .iter()
+            .map(|x| x.to_bits())
+            .collect(),
+    };
+    Output {
+        dtype,
+        shape: t.size().iter().map(|&d| d as usize).collect(),
+        bits,
     }
 }

@@ -1,32 +1,33 @@
 //! `bcast-dev bench`: times the engine, libtorch (feature `torch`) and ndarray (feature
-//! `ndarray`) on broadcasting patterns and prints Markdown tables.
+//! `ndarray`) on the benchmark's rows and prints Markdown tables.
 
-use crate::bench::pattern::{Variant, DTYPES, PATTERNS};
-use crate::bench::{broad, report, run_bench, BenchConfig, Schedule};
+use crate::bench::timer::Schedule;
+use crate::bench::workload::{select, suite_groups, Selection, Write};
+use crate::bench::{report, run_bench, BenchConfig};
 use clap::Args;
 use std::process::ExitCode;
 
 /// Arguments of `bcast-dev bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Which suite: `patterns` (the eight float32-shaped broadcasting patterns, one table per
-    /// dtype) or `broad` (every op family, dtype, mixed dtypes, reductions, layouts, sizes
-    /// and tiny calls; one table per thread count).
+    /// Which rows: `patterns` (the eight broadcasting patterns in float32, float16, bfloat16
+    /// and int32), `broad` (every op family, dtype, mixed dtypes, reductions, layouts, sizes
+    /// and tiny calls) or `all`. One table per thread count either way.
     #[arg(long, default_value = "patterns")]
     pub suite: String,
-    /// Broad suite only: workload groups by name (default: all): dtype, size, tiny, op, mixed,
-    /// reduce, layout.
+    /// Groups of the suite by name (default: all of them): pattern (the patterns suite); dtype,
+    /// size, tiny, op, mixed, reduce, layout (the broad suite).
     #[arg(long, value_delimiter = ',')]
     pub groups: Vec<String>,
-    /// Broad suite only: keep the workloads whose label contains this text (repeat for more;
-    /// default: all), to run one row alone, for instance under a profiler.
+    /// Keep the rows whose label contains this text (repeat for more; default: all), to run
+    /// one row alone, for instance under a profiler.
     #[arg(long = "row")]
     pub rows: Vec<String>,
-    /// Thread counts, one table each (0 means every core) [default: 1 and every core; the
-    /// broad suite: 1, 2 and every core].
+    /// Thread counts, one table each (0 means every core) [default: 1 and every core; with
+    /// the broad rows: 1, 2 and every core].
     #[arg(long, value_delimiter = ',')]
     pub threads: Vec<usize>,
-    /// Timed calls per implementation, pattern and variant.
+    /// Timed calls per implementation and row.
     #[arg(long, default_value_t = 21)]
     pub reps: usize,
     /// Untimed calls per implementation before timing.
@@ -36,8 +37,9 @@ pub struct BenchArgs {
     /// issue-57611, transposed, inplace-bias.
     #[arg(long, value_delimiter = ',')]
     pub patterns: Vec<String>,
-    /// Element types by name (default: all): float32, float16, bfloat16, int32; one table
-    /// each per thread count.
+    /// Keep the rows whose first operand has one of these dtypes (default: all): bool, uint8,
+    /// int32, int64, float16, bfloat16, float32, float64. The patterns are in float32,
+    /// float16, bfloat16 and int32.
     #[arg(long, value_delimiter = ',')]
     pub dtypes: Vec<String>,
     /// Peers by name (default: every one compiled in): torch, ndarray. The engine always runs.
@@ -53,16 +55,50 @@ pub struct BenchArgs {
     /// untimed calls of its own, so it has the machine to itself).
     #[arg(long, default_value = "rounds")]
     pub schedule: String,
-    /// Skip the `out=` variants (of either suite).
+    /// Skip the `out=` rows.
     #[arg(long)]
     pub no_out: bool,
-    /// Skip the allocating variants (of either suite).
+    /// Skip the allocating rows.
     #[arg(long)]
     pub no_alloc: bool,
 }
 
 /// Runs `bcast-dev bench`.
+///
+/// # Errors
+/// A name the benchmark does not have, a selection that keeps no row, or rows whose results
+/// differ between implementations (after the tables are printed).
 pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
+    let suite = suite_groups(&args.suite)?;
+    if let Some(g) = args.groups.iter().find(|g| !suite.contains(&g.as_str())) {
+        return Err(format!(
+            "no group named {g} in the {} suite ({})",
+            args.suite,
+            suite.join(", ")
+        ));
+    }
+    let groups = if args.groups.is_empty() {
+        suite.iter().map(|g| g.to_string()).collect()
+    } else {
+        args.groups
+    };
+    let broad = groups.iter().any(|g| g != "pattern");
+    let writes = [
+        (Write::Alloc, !args.no_alloc),
+        (Write::Out, !args.no_out),
+        (Write::InPlace, true),
+    ];
+    let workloads = select(&Selection {
+        groups,
+        patterns: args.patterns,
+        rows: args.rows,
+        dtypes: args.dtypes,
+        writes: writes
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(w, _)| *w)
+            .collect(),
+    })?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut threads: Vec<usize> = args
         .threads
@@ -70,7 +106,7 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
         .map(|&n| if n == 0 { cores } else { n })
         .collect();
     if threads.is_empty() {
-        threads = if args.suite == "broad" {
+        threads = if broad {
             vec![1, 2, cores]
         } else {
             vec![1, cores]
@@ -78,81 +114,27 @@ pub fn bench(args: BenchArgs) -> Result<ExitCode, String> {
         threads.sort_unstable();
         threads.dedup();
     }
-    let patterns = if args.patterns.is_empty() {
-        PATTERNS.to_vec()
-    } else {
-        args.patterns
-            .iter()
-            .map(|n| {
-                PATTERNS
-                    .iter()
-                    .find(|p| p.name == n)
-                    .copied()
-                    .ok_or_else(|| format!("no pattern named {n}"))
-            })
-            .collect::<Result<_, _>>()?
-    };
-    let dtypes = if args.dtypes.is_empty() {
-        DTYPES.to_vec()
-    } else {
-        args.dtypes
-            .iter()
-            .map(|n| {
-                DTYPES
-                    .iter()
-                    .find(|d| d.name() == n)
-                    .copied()
-                    .ok_or_else(|| {
-                        format!("no dtype named {n} (float32, float16, bfloat16, int32)")
-                    })
-            })
-            .collect::<Result<_, _>>()?
-    };
-    let mut variants = Vec::new();
-    if !args.no_alloc {
-        variants.push(Variant::Alloc);
-    }
-    if !args.no_out {
-        variants.push(Variant::Out);
-    }
     let schedule = Schedule::from_name(&args.schedule)
         .ok_or_else(|| format!("no schedule named {} (rounds, apart)", args.schedule))?;
     let config = BenchConfig {
         threads,
         reps: args.reps.max(1),
         warmup: args.warmup,
-        patterns,
-        variants,
-        dtypes,
         peers: args.peers,
         torch_huge_pages: args.torch_huge_pages,
         schedule,
     };
-    match args.suite.as_str() {
-        "patterns" => {}
-        "broad" => {
-            // The same `--no-alloc` / `--no-out` choice as the patterns' variants.
-            let writes = config
-                .variants
-                .iter()
-                .filter_map(|v| match v {
-                    Variant::Alloc => Some(broad::workload::Write::Alloc),
-                    Variant::Out => Some(broad::workload::Write::Out),
-                    Variant::InPlace => None,
-                })
-                .collect();
-            let workloads = broad::workload::select(&broad::workload::Selection {
-                groups: args.groups,
-                rows: args.rows,
-                writes,
-            })?;
-            let tables = broad::run_broad(&config, &workloads, |what| eprintln!("bench: {what}"));
-            println!("{}", broad::report::render(&tables));
-            return Ok(ExitCode::SUCCESS);
-        }
-        other => return Err(format!("no suite named {other} (patterns, broad)")),
-    }
-    let tables = run_bench(&config, |what| eprintln!("bench: {what}"))?;
+    let tables = run_bench(&config, &workloads, |what| eprintln!("bench: {what}"));
     println!("{}", report::render(&tables));
+    let untimed = tables
+        .iter()
+        .flat_map(|t| &t.rows)
+        .filter(|r| r.mismatch.is_some())
+        .count();
+    if untimed > 0 {
+        return Err(format!(
+            "{untimed} row(s) not timed: the implementations' results differ (see the tables)"
+        ));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -43,16 +43,20 @@ fn bench_prints_a_table_per_thread_count() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert_eq!(text.matches("#### ").count(), 2, "{text}");
-    assert!(text.contains("| pattern | variant | engine ms | engine GB/s | % of copy |"));
+    assert!(
+        text.contains("| group | workload | variant | engine |"),
+        "{text}"
+    );
     for variant in ["alloc", "out="] {
-        assert!(
-            text.contains(&format!("| `(1,32,32,2) - (1024,1,1,2)` | {variant} |")),
-            "{text}"
-        );
+        let row = format!("| pattern | `(1,32,32,2) - (1024,1,1,2)` | {variant} |");
+        assert_eq!(text.matches(&row).count(), 2, "{text}");
     }
     let bad = dev(&["bench", "--patterns", "nope"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("no pattern named nope"));
+    let outside = dev(&["bench", "--groups", "reduce"]);
+    assert_eq!(outside.status.code(), Some(2));
+    assert!(stderr(&outside).contains("no group named reduce in the patterns suite (pattern)"));
 }
 
 /// `bcast-dev bench --suite broad --row` runs only the rows whose label contains the text,
@@ -91,7 +95,7 @@ fn broad_bench_runs_the_selected_rows_only() {
     // The row has no `out=` variant, so dropping the allocating one leaves nothing.
     let none = dev(&args(&["--no-alloc"]));
     assert_eq!(none.status.code(), Some(2), "{}", stdout(&none));
-    assert!(stderr(&none).contains("no workload of the broad suite matches"));
+    assert!(stderr(&none).contains("no row of the benchmark matches"));
 }
 
 /// `bcast-dev discrepancies` reads the document fixtures and prints the claims torch

@@ -270,13 +270,16 @@ impl Backend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
+        let mut everything = Capabilities::everything();
+        // The engine's backward is not written yet: the cases with `grad` are skipped.
+        everything.levels.remove(&crate::backend::Level::Grads);
         Capabilities {
             ops: Some(ops::all_fn_names().into_iter().collect()),
             dtypes: engine_dtypes()
                 .iter()
                 .map(|d| d.name().to_string())
                 .collect(),
-            ..Capabilities::everything()
+            ..everything
         }
     }
 

@@ -9,7 +9,7 @@ pub mod protocol;
 
 pub use process::{LineProcess, ReadFailure, MAX_LINE_BYTES};
 
-use super::{Backend, BackendFailure, Capabilities, FailureKind};
+use super::{hello_difference, Backend, BackendFailure, Capabilities, FailureKind};
 use crate::case::{Case, Outcome};
 use crate::quote::clip_text;
 use protocol::{answer_budget, parse_answer, parse_hello, request_line, Answer};
@@ -109,7 +109,7 @@ impl SubprocessBackend {
                 ),
             ));
         }
-        match self.start() {
+        match self.start().and_then(|started| self.same_hello(started)) {
             Ok((process, hello)) => {
                 self.failed_starts = 0;
                 self.last_start_error = None;
@@ -144,6 +144,30 @@ impl SubprocessBackend {
             Err(why) => {
                 process.kill();
                 Err(with_stderr(why, &process))
+            }
+        }
+    }
+
+    /// A restarted adapter must say the hello its first process said: the run is judged by
+    /// one claim. Another one is a failed start.
+    fn same_hello(
+        &self,
+        (mut process, hello): (LineProcess, protocol::Hello),
+    ) -> Result<(LineProcess, protocol::Hello), String> {
+        let Some(first) = &self.hello else {
+            return Ok((process, hello));
+        };
+        match hello_difference(
+            (&first.name, &first.capabilities),
+            (&hello.name, &hello.capabilities),
+        ) {
+            None => Ok((process, hello)),
+            Some(difference) => {
+                process.kill();
+                Err(format!(
+                    "its hello differs from its first process's, and every process of one run \
+                     must say the same: {difference}"
+                ))
             }
         }
     }
@@ -237,7 +261,7 @@ impl Backend for SubprocessBackend {
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
         self.ensure_started()?;
         match self.exchange(case) {
-            Ok(Answer::Outcome(outcome)) => Ok(outcome),
+            Ok(Answer::Outcome(outcome)) => Ok(*outcome),
             Ok(Answer::Failure(why)) => Err(BackendFailure::bad_input(format!(
                 "the adapter could not run the case: {}",
                 clip_text(&why)

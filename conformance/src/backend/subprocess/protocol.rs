@@ -89,7 +89,7 @@ pub fn request_line(case: &Case) -> Result<String, String> {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
     /// The outcome of the call.
-    Outcome(Outcome),
+    Outcome(Box<Outcome>),
     /// The adapter could not run the case (it says why); a failure of that case.
     Failure(String),
 }
@@ -255,7 +255,7 @@ pub fn parse_answer(line: &str, id: &str, budget: usize) -> Result<Answer, BadAn
     }
     match (fields.outcome, fields.failure) {
         (Some(o), None) => with_element_budget(budget, || serde_json::from_str::<Outcome>(o.get()))
-            .map(Answer::Outcome)
+            .map(|o| Answer::Outcome(Box::new(o)))
             .map_err(|e| {
                 bad(
                     format!(

@@ -1,0 +1,1 @@
+../build/link_torch.rs
