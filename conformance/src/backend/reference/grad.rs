@@ -88,7 +88,7 @@ pub fn run_grad_case(case: &Case, spec: &GradSpec) -> Result<Outcome, BackendFai
                 )))
             }
             Err(e) => {
-                ok.backward_error = Some(ErrorOutcome::new(e.kind().name(), e.message()));
+                ok.backward_error = Some(Box::new(ErrorOutcome::new(e.kind().name(), e.message())));
             }
         }
     }

@@ -270,9 +270,7 @@ impl Backend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        let mut everything = Capabilities::everything();
-        // The engine's backward is not written yet: the cases with `grad` are skipped.
-        everything.levels.remove(&crate::backend::Level::Grads);
+        let everything = Capabilities::everything();
         Capabilities {
             ops: Some(ops::all_fn_names().into_iter().collect()),
             dtypes: engine_dtypes()
