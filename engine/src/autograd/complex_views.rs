@@ -20,7 +20,9 @@ pub(crate) fn conj(t: &Tensor) -> Result<Tensor> {
         return Ok(t.clone());
     }
     let buffer = match &*t.storage().read() {
-        Buffer::Complex64(v) => Buffer::Complex64(v.iter().map(|z| Complex::new(z.re, -z.im)).collect()),
+        Buffer::Complex64(v) => {
+            Buffer::Complex64(v.iter().map(|z| Complex::new(z.re, -z.im)).collect())
+        }
         Buffer::Complex128(v) => {
             Buffer::Complex128(v.iter().map(|z| Complex::new(z.re, -z.im)).collect())
         }

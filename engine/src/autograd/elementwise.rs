@@ -54,6 +54,7 @@ pub(crate) fn not_implemented_node(aten: &'static str, inputs: Vec<Option<Tensor
 /// Runs `f`, a call of the ATen op `aten` that torch's autograd cannot differentiate (a node
 /// that raises on the backward), recording that node for its result when any of `inputs`
 /// requires grad; `target` is the tensor an in-place call writes (which must not be a leaf
+/// that requires grad), `out` the `out=` tensor of a call with one (torch refuses an `out=`
 /// that requires grad). For ops whose engine function is shared with a differentiable one:
 /// `floor_divide` is the engine's `div(rounding_mode='floor')`, which has a gradient.
 ///
@@ -63,7 +64,7 @@ pub(crate) fn not_implemented_node(aten: &'static str, inputs: Vec<Option<Tensor
 /// use bcast_engine::Tensor;
 /// let mut g = Graph::new();
 /// let x = g.leaf(&Tensor::from_vec(vec![7.0f32], &[1]).unwrap()).unwrap();
-/// let q = g.run(|| not_differentiable("floor_divide", &[x.clone()], None, || {
+/// let q = g.run(|| not_differentiable("floor_divide", &[x.clone()], None, None, || {
 ///     binary(BinaryOp::DivFloor, &x, 2, None)
 /// })).unwrap();
 /// let up = Tensor::from_vec(vec![1.0f32], &[1]).unwrap();
@@ -77,10 +78,22 @@ pub fn not_differentiable(
     aten: &'static str,
     inputs: &[Tensor],
     target: Option<&Tensor>,
+    out: Option<&Tensor>,
     f: impl FnOnce() -> Result<Tensor>,
 ) -> Result<Tensor> {
     if !super::recording() {
         return f();
+    }
+    if let Some(o) = out {
+        if requires_grad(o) {
+            return Err(out_error(&format!("aten::{aten}")));
+        }
+        let result = below(f)?;
+        if inputs.iter().any(requires_grad) {
+            let node = not_implemented_node(aten, inputs.iter().cloned().map(Some).collect());
+            record_inplace(node, o);
+        }
+        return Ok(result);
     }
     if let Some(t) = target {
         check_inplace(t)?;
@@ -135,7 +148,15 @@ fn unary_node(op: UnaryOp, x: &Tensor, result: &Tensor, original: Tensor) -> Opt
             // tanh_backward: grad * (1 - result^2).conj().
             UnaryOp::Tanh => {
                 let sq = mul(&r, &r)?;
-                mul(&g, conj(&binary(BinaryOp::Rsub(Scalar::Int(1)), &sq, Scalar::Int(1), None)?)?)?
+                mul(
+                    &g,
+                    conj(&binary(
+                        BinaryOp::Rsub(Scalar::Int(1)),
+                        &sq,
+                        Scalar::Int(1),
+                        None,
+                    )?)?,
+                )?
             }
             // sigmoid_backward: grad * ((1 - result) * result).conj().
             UnaryOp::Sigmoid => {
@@ -176,7 +197,10 @@ pub(crate) fn unary_op(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<
 
 /// [`ops::unary_`] recorded: the formula sees `x` as it was (torch saves a copy).
 pub(crate) fn unary_op_(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
-    check_inplace(x)?;
+    // `logical_not_` has no derivative: torch does not check a leaf written by it.
+    if op != UnaryOp::LogicalNot {
+        check_inplace(x)?;
+    }
     if !requires_grad(x) {
         let result = below(|| ops::unary_(op, x))?;
         record_inplace_bump(x);
@@ -264,6 +288,8 @@ fn aten_name(op: BinaryOp) -> &'static str {
         BinaryOp::FloatPower => "pow",
         BinaryOp::Xlog1py => "special_xlog1py",
         BinaryOp::Zeta => "special_zeta",
+        // No derivative: torch's message names the ATen op.
+        BinaryOp::Heaviside => "aten::heaviside",
         other => other.name(),
     }
 }
@@ -308,11 +334,17 @@ fn binary_grads(
             gb = when(nb, &|| handle_r_to_c(dtype_of(b), g.clone()))?;
         }
         BinaryOp::Mul => {
-            ga = when(na, &|| handle_r_to_c(dtype_of(a), mul(g, conj_operand(b)?)?))?;
-            gb = when(nb, &|| handle_r_to_c(dtype_of(b), mul(g, conj_operand(a)?)?))?;
+            ga = when(na, &|| {
+                handle_r_to_c(dtype_of(a), mul(g, conj_operand(b)?)?)
+            })?;
+            gb = when(nb, &|| {
+                handle_r_to_c(dtype_of(b), mul(g, conj_operand(a)?)?)
+            })?;
         }
         BinaryOp::Div => {
-            ga = when(na, &|| handle_r_to_c(dtype_of(a), div(g, conj_operand(b)?)?))?;
+            ga = when(na, &|| {
+                handle_r_to_c(dtype_of(a), div(g, conj_operand(b)?)?)
+            })?;
             gb = when(nb, &|| {
                 let q = div(div(a.clone(), b.clone())?, b.clone())?;
                 handle_r_to_c(dtype_of(b), mul(neg(g)?, conj(&q)?)?)
@@ -355,7 +387,9 @@ fn binary_grads(
                 let isnan = cmp(CompareOp::Ne, b, b)?;
                 cmp(CompareOp::LogicalOr, cmp(keep, a, b)?, isnan)
             };
-            ga = when(na, &|| fill_zero(g, &unary(UnaryOp::LogicalNot, &taken()?, None)?))?;
+            ga = when(na, &|| {
+                fill_zero(g, &unary(UnaryOp::LogicalNot, &taken()?, None)?)
+            })?;
             gb = when(nb, &|| fill_zero(g, &taken()?))?;
         }
         BinaryOp::Remainder | BinaryOp::Fmod => {
@@ -371,7 +405,9 @@ fn binary_grads(
                 BinaryOp::DivTrunc
             };
             ga = when(na, &|| Ok(g.clone()))?;
-            gb = when(nb, &|| mul(neg(g)?, binary(rounded, a.clone(), b.clone(), None)?))?;
+            gb = when(nb, &|| {
+                mul(neg(g)?, binary(rounded, a.clone(), b.clone(), None)?)
+            })?;
         }
         BinaryOp::Atan2 => {
             let (a, b) = (tensor(a)?, tensor(b)?);
@@ -388,7 +424,11 @@ fn binary_grads(
             ga = when(na, &|| {
                 // copysign_tensor_self_backward: grad * (result / self), 0 where self is 0.
                 let ratio = div(result, a)?;
-                let ratio = ops::masked_fill_(&ratio, &cmp(CompareOp::Eq, a, Scalar::Int(0))?, Scalar::Int(0))?;
+                let ratio = ops::masked_fill_(
+                    &ratio,
+                    &cmp(CompareOp::Eq, a, Scalar::Int(0))?,
+                    Scalar::Int(0),
+                )?;
                 mul(g, ratio)
             })?;
             gb = when(nb, &|| {
@@ -398,7 +438,9 @@ fn binary_grads(
         }
         BinaryOp::Nextafter => {
             let (a, b) = (tensor(a)?, tensor(b)?);
-            ga = when(na, &|| select(&cmp(CompareOp::Ne, a, b)?, g, Scalar::Int(0)))?;
+            ga = when(na, &|| {
+                select(&cmp(CompareOp::Ne, a, b)?, g, Scalar::Int(0))
+            })?;
             gb = when(nb, &|| zeros(b.shape(), b.dtype()))?;
         }
         BinaryOp::Ldexp => {
@@ -406,7 +448,12 @@ fn binary_grads(
                 let p = ops::pow_number_tensor(Scalar::Int(2), tensor(b)?, None)?;
                 mul(g, conj(&p)?)
             })?;
-            gb = when(nb, &|| mul(mul(g, conj(result)?)?, Scalar::Float(std::f64::consts::LN_2)))?;
+            gb = when(nb, &|| {
+                mul(
+                    mul(g, conj(result)?)?,
+                    Scalar::Float(std::f64::consts::LN_2),
+                )
+            })?;
         }
         BinaryOp::Logaddexp | BinaryOp::Logaddexp2 => {
             let denom = |x: &Operand, y: &Operand| -> Result<Tensor> {
@@ -432,7 +479,9 @@ fn binary_grads(
                 let base = binary(op, g, b.clone(), None)?;
                 match b {
                     Operand::Number(o) if o.to_f64() > shift => Ok(base),
-                    Operand::Number(_) => fill_zero(&base, &cmp(CompareOp::Eq, a.clone(), Scalar::Float(0.0))?),
+                    Operand::Number(_) => {
+                        fill_zero(&base, &cmp(CompareOp::Eq, a.clone(), Scalar::Float(0.0))?)
+                    }
                     Operand::Tensor(bt) => {
                         let at_zero = cmp(CompareOp::Eq, a.clone(), Scalar::Float(0.0))?;
                         let undefined = cmp(CompareOp::Le, bt, Scalar::Float(shift))?;
@@ -472,7 +521,9 @@ fn binary_grads(
             })?;
         }
         BinaryOp::FloatPower | BinaryOp::Heaviside => {
-            return Err(Error::internal("float_power and heaviside record no formula"))
+            return Err(Error::internal(
+                "float_power and heaviside record no formula",
+            ))
         }
     }
     Ok(vec![ga, gb])
@@ -542,7 +593,9 @@ fn pow_grads(
             if !needs[1] {
                 return Ok(vec![None, None]);
             }
+            // c10's `Scalar::log` has no bool; `toComplexDouble` (a complex exponent) does.
             let log = match base {
+                Scalar::Bool(b) if e.dtype().is_complex() => complex_log(f64::from(u8::from(*b)), 0.0),
                 Scalar::Bool(_) => {
                     return Err(Error::runtime(
                         "false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/c10/core/Scalar.cpp\":42, please report a bug to PyTorch. unknown ivalue tag 4",
@@ -553,7 +606,8 @@ fn pow_grads(
                 other => Scalar::Float(other.to_f64().ln()),
             };
             let d = conj(&mul(result, log)?)?;
-            let is_zero = base.to_f64() == 0.0 && base.imag() == 0.0;
+            // `Scalar::equal(0.0)` is false for a bool.
+            let is_zero = !base.is_bool() && base.to_f64() == 0.0 && base.imag() == 0.0;
             let out = if is_zero {
                 mul(g, select(&real_nonnegative(e)?, zero(), d)?)?
             } else {
@@ -633,10 +687,18 @@ pub(crate) fn binary_op(
         return float_power(a, b, out);
     }
     if let Some(o) = out {
-        if op != BinaryOp::Heaviside && (any || requires_grad(o)) {
+        if (op != BinaryOp::Heaviside && any) || requires_grad(o) {
             return Err(out_error(aten_name(op)));
         }
-        return below(|| binary(op, a, b, out));
+        let result = below(|| binary(op, a.clone(), b.clone(), out))?;
+        if any {
+            // heaviside has no derivative: its `out=` gets torch's `NotImplemented` node.
+            record_inplace(
+                not_implemented_node("heaviside", vec![input(&a), input(&b)]),
+                o,
+            );
+        }
+        return Ok(result);
     }
     let result = below(|| binary(op, a.clone(), b.clone(), None))?;
     if any {
@@ -733,7 +795,10 @@ fn float_power_(a: &Tensor, b: Operand) -> Result<Tensor> {
 /// `a.OP_(b)` recorded: torch's `EqBackward0/1` (zeros for both, as contiguous zeros of
 /// their sizes: the node keeps only those), on any dtype of `a`.
 pub(crate) fn compare_op_(op: CompareOp, a: &Tensor, b: Operand) -> Result<Tensor> {
-    check_inplace(a)?;
+    // The logical ops have no derivative: torch does not check a leaf they write.
+    if !op.is_logical() {
+        check_inplace(a)?;
+    }
     let any = requires_grad(a) || operand_requires(&b);
     let target = a.clone();
     let result = below(|| compare(op, a.clone(), b.clone(), Some(&target)))?;
@@ -863,7 +928,10 @@ pub(crate) fn masked_fill_op(x: &Tensor, mask: &Tensor, value: Operand) -> Resul
     let any = requires_grad(x) || operand_requires(&value);
     let result = below(|| masked_fill(x, mask, value.clone()))?;
     if any {
-        record(masked_fill_node(x, mask, &value), std::slice::from_ref(&result));
+        record(
+            masked_fill_node(x, mask, &value),
+            std::slice::from_ref(&result),
+        );
     }
     Ok(result)
 }
@@ -915,4 +983,3 @@ pub(crate) fn copy_op_(dst: &Tensor, src: Operand) -> Result<Tensor> {
     record_inplace(node, dst);
     Ok(result)
 }
-

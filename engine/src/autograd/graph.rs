@@ -74,13 +74,19 @@ pub struct Graph {
     /// The complex storage each real view's values come from (a gradient `at::real` made):
     /// the float storage holding them, then the complex one.
     real_views: Vec<(Storage, Storage)>,
+    /// The error torch's `set_history` raised during the forward (an output of a
+    /// differentiable op with a dtype that cannot require grad), first one only.
+    forward_error: Option<Error>,
 }
 
 impl std::fmt::Debug for Graph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Graph")
             .field("vars", &self.vars.len())
-            .field("nodes", &self.nodes.iter().map(|n| n.name).collect::<Vec<_>>())
+            .field(
+                "nodes",
+                &self.nodes.iter().map(|n| n.name).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -130,6 +136,14 @@ impl Graph {
     /// records torch's `CopySlices`, whose formula sees a contiguous copy of the gradient.
     pub fn mark_view(&mut self, t: &Tensor) {
         self.views.push(t.clone());
+    }
+
+    /// The error the forward raised in torch's autograd after an op ran: `set_history` of an
+    /// output whose dtype cannot require grad (`Autograd not support dtype: Long`, e.g.
+    /// `x.sum(dtype=torch.int64)` of an `x` that requires grad). Taken: a second call gives
+    /// `None`.
+    pub fn take_forward_error(&mut self) -> Option<Error> {
+        self.forward_error.take()
     }
 
     /// Whether `t` requires grad in this graph.
@@ -279,10 +293,18 @@ impl Graph {
         if next.iter().all(Option::is_none) {
             return;
         }
+        if !in_place && self.forward_error.is_none() {
+            if let Some(out) = outputs.iter().find(|o| !differentiable(o.dtype())) {
+                self.forward_error = Some(Error::runtime(format!(
+                    "Autograd not support dtype: {}",
+                    out.dtype().scalar_type_name()
+                )));
+            }
+        }
         let id = self.nodes.len();
         let mut vars = Vec::new();
         for (k, out) in outputs.iter().enumerate() {
-            if in_place || differentiable(out.dtype()) {
+            if differentiable(out.dtype()) {
                 vars.push(self.vars.len());
                 self.vars.push(Var {
                     tensor: out.clone(),
@@ -429,8 +451,15 @@ pub(crate) fn record_inplace(mut node: Node, target: &Tensor) {
         if node.inputs.iter().flatten().all(|t| g.var_of(t).is_none()) {
             return;
         }
-        let through_slices = g.var_of(target).is_none() && g.views.iter().any(|v| v.is_same(target));
-        if through_slices {
+        let through_slices =
+            g.var_of(target).is_none() && g.views.iter().any(|v| v.is_same(target));
+        if through_slices && node.name == "NotImplemented" {
+            // torch's `CopySlices` of an op without a derivative sends no gradient (and
+            // raises nothing).
+            let n = node.inputs.len();
+            node.formula = Box::new(move |_, _| Ok(vec![None; n]));
+            node.name = "CopySlices";
+        } else if through_slices {
             let formula = node.formula;
             node.formula = Box::new(move |mut grads: Grads, needs: &[bool]| {
                 if let Some(Some(grad)) = grads.first_mut().map(Option::take) {

@@ -1,7 +1,9 @@
 //! Shorthands for the ATen calls torch's backward formulas make, each one of the engine's
 //! ops (recording is off while a backward runs), so that a formula reads as torch writes it.
 
-use crate::ops::{binary, compare, masked_fill, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp};
+use crate::ops::{
+    binary, compare, masked_fill, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
+};
 use crate::{DType, Result, Scalar, Tensor};
 
 pub(super) use super::complex_views::{conj, handle_r_to_c};

@@ -29,10 +29,10 @@
 //! ```
 
 mod complex_views;
-mod math;
 pub(crate) mod elementwise;
 mod graph;
 pub(crate) mod linalg;
+mod math;
 pub(crate) mod reduce;
 mod sum_to;
 pub(crate) mod ternary;
@@ -40,8 +40,8 @@ pub(crate) mod views;
 
 pub use elementwise::not_differentiable;
 pub use graph::Graph;
-pub use ternary::with_aten_name;
 pub use sum_to::sum_to;
+pub use ternary::with_aten_name;
 
 pub(crate) use graph::{
     check_inplace, out_error, record, record_inplace, requires_grad, saved, Grads, Node,

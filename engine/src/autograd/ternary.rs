@@ -71,16 +71,24 @@ fn min_max_grads(
         (Some(lo), Some(hi)) => {
             let gl = if needs.0 {
                 let pred = cmp(CompareOp::Lt, x, lo)?;
-                let pred =
-                    ops::compare(CompareOp::LogicalAnd, &pred, cmp(CompareOp::Lt, lo, hi)?, Some(&pred))?;
+                let pred = ops::compare(
+                    CompareOp::LogicalAnd,
+                    &pred,
+                    cmp(CompareOp::Lt, lo, hi)?,
+                    Some(&pred),
+                )?;
                 Some(select(&pred, g, zero())?)
             } else {
                 None
             };
             let gh = if needs.1 {
                 let pred = cmp(CompareOp::Gt, x, hi)?;
-                let pred =
-                    ops::compare(CompareOp::LogicalOr, &pred, cmp(CompareOp::Lt, hi, lo)?, Some(&pred))?;
+                let pred = ops::compare(
+                    CompareOp::LogicalOr,
+                    &pred,
+                    cmp(CompareOp::Lt, hi, lo)?,
+                    Some(&pred),
+                )?;
                 Some(select(&pred, g, zero())?)
             } else {
                 None
@@ -98,7 +106,12 @@ fn min_max_grads(
 }
 
 /// The node of `clamp` with number bounds (`ClampBackward1`).
-fn clamp_numbers_node(x: &Tensor, original: Tensor, lo: Option<Scalar>, hi: Option<Scalar>) -> Node {
+fn clamp_numbers_node(
+    x: &Tensor,
+    original: Tensor,
+    lo: Option<Scalar>,
+    hi: Option<Scalar>,
+) -> Node {
     Node {
         name: "ClampBackward1",
         inputs: vec![Some(x.clone())],
@@ -108,7 +121,12 @@ fn clamp_numbers_node(x: &Tensor, original: Tensor, lo: Option<Scalar>, hi: Opti
                 return Ok(vec![None]);
             };
             let (lo, hi) = (lo.map(Operand::Number), hi.map(Operand::Number));
-            Ok(vec![Some(bound_grads(&g, &original, lo.as_ref(), hi.as_ref())?)])
+            Ok(vec![Some(bound_grads(
+                &g,
+                &original,
+                lo.as_ref(),
+                hi.as_ref(),
+            )?)])
         }),
     }
 }
@@ -130,7 +148,10 @@ pub(crate) fn clamp_numbers(
     }
     let result = below(|| ops::clamp_numbers(x, lo, hi, None))?;
     if any {
-        record(clamp_numbers_node(x, x.clone(), lo, hi), std::slice::from_ref(&result));
+        record(
+            clamp_numbers_node(x, x.clone(), lo, hi),
+            std::slice::from_ref(&result),
+        );
     }
     Ok(result)
 }
@@ -205,7 +226,10 @@ fn clamp_tensors_node(
             let Some(g) = grads.into_iter().next().flatten() else {
                 return Ok(vec![None; n]);
             };
-            let (lo_op, hi_op) = (lo.clone().map(Operand::Tensor), hi.clone().map(Operand::Tensor));
+            let (lo_op, hi_op) = (
+                lo.clone().map(Operand::Tensor),
+                hi.clone().map(Operand::Tensor),
+            );
             let gx = if needs[0] {
                 Some(bound_grads(&g, &original, lo_op.as_ref(), hi_op.as_ref())?)
             } else {
@@ -297,7 +321,11 @@ fn lerp_node(x: &Tensor, original: Tensor, end: &Tensor, weight: &Operand) -> No
         } else {
             "LerpBackward0"
         },
-        inputs: vec![Some(x.clone()), Some(end.clone()), weight.as_tensor().cloned()],
+        inputs: vec![
+            Some(x.clone()),
+            Some(end.clone()),
+            weight.as_tensor().cloned(),
+        ],
         saved: Vec::new(),
         formula: Box::new(move |grads: Grads, needs: &[bool]| {
             let Some(g) = grads.into_iter().next().flatten() else {
@@ -324,7 +352,9 @@ fn lerp_node(x: &Tensor, original: Tensor, end: &Tensor, weight: &Operand) -> No
                     ])
                 }
                 Operand::Tensor(wt) => Ok(vec![
-                    when(needs[0], &|| mul(&g, conj(&number_minus(Scalar::Int(1), wt)?)?))?,
+                    when(needs[0], &|| {
+                        mul(&g, conj(&number_minus(Scalar::Int(1), wt)?)?)
+                    })?,
                     when(needs[1], &|| mul(&g, conj(wt)?))?,
                     when(needs[2], &|| mul(&g, conj(&sub(&end_t, &original)?)?))?,
                 ]),
@@ -334,7 +364,12 @@ fn lerp_node(x: &Tensor, original: Tensor, end: &Tensor, weight: &Operand) -> No
 }
 
 /// `torch.lerp(x, end, weight, out=out)` recorded.
-pub(crate) fn lerp(x: &Tensor, end: &Tensor, weight: Operand, out: Option<&Tensor>) -> Result<Tensor> {
+pub(crate) fn lerp(
+    x: &Tensor,
+    end: &Tensor,
+    weight: Operand,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
     let any = requires_grad(x) || requires_grad(end) || operand_requires(&weight);
     if let Some(o) = out {
         if any || requires_grad(o) {
@@ -344,7 +379,10 @@ pub(crate) fn lerp(x: &Tensor, end: &Tensor, weight: Operand, out: Option<&Tenso
     }
     let result = below(|| ops::lerp(x, end, weight.clone(), None))?;
     if any {
-        record(lerp_node(x, x.clone(), end, &weight), std::slice::from_ref(&result));
+        record(
+            lerp_node(x, x.clone(), end, &weight),
+            std::slice::from_ref(&result),
+        );
     }
     Ok(result)
 }
@@ -436,16 +474,36 @@ pub(crate) fn addc(
     }
     let result = below(|| ops::addc(op, x, t1, t2, value, None))?;
     if any {
-        record(addc_node(op, x, t1, t2, value), std::slice::from_ref(&result));
+        record(
+            addc_node(op, x, t1, t2, value),
+            std::slice::from_ref(&result),
+        );
     }
     Ok(result)
 }
 
-/// `x.addcmul_(t1, t2)` / `x.addcdiv_(t1, t2)` recorded (both factors are saved).
-pub(crate) fn addc_(op: AddcOp, x: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Result<Tensor> {
+/// `x.addcmul_(t1, t2)` / `x.addcdiv_(t1, t2)` recorded.
+pub(crate) fn addc_(
+    op: AddcOp,
+    x: &Tensor,
+    t1: &Tensor,
+    t2: &Tensor,
+    value: Scalar,
+) -> Result<Tensor> {
     check_inplace(x)?;
     let any = requires_grad(x) || requires_grad(t1) || requires_grad(t2);
-    let saved = saved_all(&[t1, t2]);
+    // torch saves a factor only for the formulas that will run: `tensor1` for `tensor2`'s
+    // gradient, `tensor2` for either's (addcdiv) or for `tensor1`'s (addcmul).
+    let (n1, n2) = (requires_grad(t1), requires_grad(t2));
+    let keep_t2 = n1 || (op == AddcOp::Div && n2);
+    let mut kept = Vec::new();
+    if n2 {
+        kept.push(t1);
+    }
+    if keep_t2 {
+        kept.push(t2);
+    }
+    let saved = saved_all(&kept);
     let result = below(|| ops::addc_(op, x, t1, t2, value))?;
     let mut node = addc_node(op, x, t1, t2, value);
     if !any {

@@ -41,7 +41,13 @@ fn view_op(
     op: impl FnOnce() -> Result<Tensor>,
     backward: impl FnOnce(Tensor) -> Result<Tensor> + 'static,
 ) -> Result<Tensor> {
+    // A view is a new tensor object even where it is `input`'s layout (`x.t()` of a 1-d `x`).
     let out = below(op)?;
+    let out = if out.is_same(input) {
+        out.detached()
+    } else {
+        out
+    };
     record_unary(name, input, &out, backward);
     Ok(out)
 }
@@ -49,28 +55,41 @@ fn view_op(
 /// `x.expand(sizes)`: the gradient summed back to `x`'s shape.
 pub(crate) fn expand(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
     let shape = x.shape().to_vec();
-    view_op("ExpandBackward0", x, || x.expand(sizes), move |g| sum_to(&g, &shape))
+    view_op(
+        "ExpandBackward0",
+        x,
+        || x.expand(sizes),
+        move |g| sum_to(&g, &shape),
+    )
 }
 
 /// `x.permute(dims)`: the gradient permuted back.
 pub(crate) fn permute(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     let ndim = x.ndim();
     let forward = dims.to_vec();
-    view_op("PermuteBackward0", x, || x.permute(dims), move |g| {
-        let dims = forward;
-        let mut inverse = vec![0i64; ndim];
-        for (i, &d) in dims.iter().enumerate() {
-            inverse[wrap_dim(d, ndim)?] = i as i64;
-        }
-        g.permute(&inverse)
-    })
+    view_op(
+        "PermuteBackward0",
+        x,
+        || x.permute(dims),
+        move |g| {
+            let dims = forward;
+            let mut inverse = vec![0i64; ndim];
+            for (i, &d) in dims.iter().enumerate() {
+                inverse[wrap_dim(d, ndim)?] = i as i64;
+            }
+            g.permute(&inverse)
+        },
+    )
 }
 
 /// `x.transpose(dim0, dim1)`.
 pub(crate) fn transpose(x: &Tensor, dim0: i64, dim1: i64) -> Result<Tensor> {
-    view_op("TransposeBackward0", x, || x.transpose(dim0, dim1), move |g| {
-        g.transpose(dim0, dim1)
-    })
+    view_op(
+        "TransposeBackward0",
+        x,
+        || x.transpose(dim0, dim1),
+        move |g| g.transpose(dim0, dim1),
+    )
 }
 
 /// `x.t()`.
@@ -80,9 +99,12 @@ pub(crate) fn t(x: &Tensor) -> Result<Tensor> {
 
 /// `x.unsqueeze(dim)`: the gradient squeezed at `dim`.
 pub(crate) fn unsqueeze(x: &Tensor, dim: i64) -> Result<Tensor> {
-    view_op("UnsqueezeBackward0", x, || x.unsqueeze(dim), move |g| {
-        g.squeeze_dims(&[dim])
-    })
+    view_op(
+        "UnsqueezeBackward0",
+        x,
+        || x.unsqueeze(dim),
+        move |g| g.squeeze_dims(&[dim]),
+    )
 }
 
 /// torch's `unsqueeze_to`: the gradient unsqueezed at each dim of `sizes` that is 1 (and in
@@ -99,15 +121,19 @@ fn unsqueeze_to(mut g: Tensor, dims: Option<&[usize]>, sizes: &[usize]) -> Resul
 /// `x.squeeze()`.
 pub(crate) fn squeeze(x: &Tensor) -> Result<Tensor> {
     let sizes = x.shape().to_vec();
-    view_op("SqueezeBackward0", x, || x.squeeze(), move |g| {
-        unsqueeze_to(g, None, &sizes)
-    })
+    view_op(
+        "SqueezeBackward0",
+        x,
+        || x.squeeze(),
+        move |g| unsqueeze_to(g, None, &sizes),
+    )
 }
 
 /// `x.squeeze(dims)`.
 pub(crate) fn squeeze_dims(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     let sizes = x.shape().to_vec();
     let out = below(|| x.squeeze_dims(dims))?;
+    let out = if out.is_same(x) { out.detached() } else { out };
     let wrapped: Vec<usize> = dims
         .iter()
         .map(|&d| wrap_dim(d, x.ndim()))
@@ -117,18 +143,25 @@ pub(crate) fn squeeze_dims(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
     } else {
         "SqueezeBackward2"
     };
-    record_unary(name, x, &out, move |g| unsqueeze_to(g, Some(&wrapped), &sizes));
+    record_unary(name, x, &out, move |g| {
+        unsqueeze_to(g, Some(&wrapped), &sizes)
+    });
     Ok(out)
 }
 
 /// `x.select(dim, index)`: zeros of `x`'s shape with the gradient at `index`.
 pub(crate) fn select(x: &Tensor, dim: i64, index: i64) -> Result<Tensor> {
     let sizes = x.shape().to_vec();
-    view_op("SelectBackward0", x, || x.select(dim, index), move |g| {
-        let grad_input = zeros(&sizes, g.dtype())?;
-        grad_input.select(dim, index)?.copy_(&g)?;
-        Ok(grad_input)
-    })
+    view_op(
+        "SelectBackward0",
+        x,
+        || x.select(dim, index),
+        move |g| {
+            let grad_input = zeros(&sizes, g.dtype())?;
+            grad_input.select(dim, index)?.copy_(&g)?;
+            Ok(grad_input)
+        },
+    )
 }
 
 /// torch's `slice_backward`: zeros of the input's shape with the gradient in the slice.
@@ -154,9 +187,12 @@ pub(crate) fn slice(
     step: i64,
 ) -> Result<Tensor> {
     let sizes = x.shape().to_vec();
-    view_op("SliceBackward0", x, || x.slice(dim, start, end, step), move |g| {
-        slice_backward(g, &sizes, dim, start, end, step)
-    })
+    view_op(
+        "SliceBackward0",
+        x,
+        || x.slice(dim, start, end, step),
+        move |g| slice_backward(g, &sizes, dim, start, end, step),
+    )
 }
 
 /// `x.narrow(dim, start, length)`: torch's `slice(dim, start, start + length)`.
@@ -292,7 +328,11 @@ fn scatter_add(
         }
         let cell = storage.slice(0, Some(pos as i64), Some(pos as i64 + 1), 1)?;
         let add = flat.slice(0, Some(linear as i64), Some(linear as i64 + 1), 1)?;
-        crate::ops::binary_(crate::ops::BinaryOp::Add(crate::Scalar::Int(1)), &cell, &add)?;
+        crate::ops::binary_(
+            crate::ops::BinaryOp::Add(crate::Scalar::Int(1)),
+            &cell,
+            &add,
+        )?;
     }
     Ok(())
 }
@@ -300,7 +340,12 @@ fn scatter_add(
 /// `x.view(shape)`: the gradient reshaped back.
 pub(crate) fn view(x: &Tensor, shape: &[i64]) -> Result<Tensor> {
     let sizes = signed_sizes(x.shape()).to_vec();
-    view_op("ViewBackward0", x, || x.view(shape), move |g| g.reshape(&sizes))
+    view_op(
+        "ViewBackward0",
+        x,
+        || x.view(shape),
+        move |g| g.reshape(&sizes),
+    )
 }
 
 /// `x.reshape(shape)`: a view (`_reshape_alias`) when one exists, else `clone` then
@@ -315,7 +360,9 @@ pub(crate) fn reshape(x: &Tensor, shape: &[i64]) -> Result<Tensor> {
     let copy = below(|| x.contiguous_copy())?;
     record_unary("CloneBackward0", x, &copy, Ok);
     let out = below(|| copy.view(shape))?;
-    record_unary("UnsafeViewBackward0", &copy, &out, move |g| g.reshape(&sizes));
+    record_unary("UnsafeViewBackward0", &copy, &out, move |g| {
+        g.reshape(&sizes)
+    });
     Ok(out)
 }
 
@@ -328,11 +375,16 @@ pub(crate) fn alias(x: &Tensor, out: Tensor) -> Tensor {
 /// `x.diagonal(0, dim1, dim2)`: zeros of `x`'s shape with the gradient on the diagonal.
 pub(crate) fn diagonal(x: &Tensor, dim1: i64, dim2: i64) -> Result<Tensor> {
     let sizes = x.shape().to_vec();
-    view_op("DiagonalBackward0", x, || crate::linalg::diagonal(x, dim1, dim2), move |g| {
-        let grad_input = zeros(&sizes, g.dtype())?;
-        crate::linalg::diagonal(&grad_input, dim1, dim2)?.copy_(&g)?;
-        Ok(grad_input)
-    })
+    view_op(
+        "DiagonalBackward0",
+        x,
+        || crate::linalg::diagonal(x, dim1, dim2),
+        move |g| {
+            let grad_input = zeros(&sizes, g.dtype())?;
+            crate::linalg::diagonal(&grad_input, dim1, dim2)?.copy_(&g)?;
+            Ok(grad_input)
+        },
+    )
 }
 
 /// `x.clone()`.
@@ -354,37 +406,49 @@ pub(crate) fn to_dtype(x: &Tensor, dtype: DType) -> Result<Tensor> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
+    if !super::graph::differentiable(dtype) {
+        // `_to_copy` to an integer dtype: a result without history, as in torch.
+        return below(|| x.to_dtype(dtype));
+    }
     let from = x.dtype();
-    view_op("ToCopyBackward0", x, || x.to_dtype(dtype), move |g| {
-        handle_r_to_c(from, g)?.to_dtype(from)
-    })
+    view_op(
+        "ToCopyBackward0",
+        x,
+        || x.to_dtype(dtype),
+        move |g| handle_r_to_c(from, g)?.to_dtype(from),
+    )
 }
 
 /// `x.repeat(repeats)`: torch's `repeat_backward`.
 pub(crate) fn repeat(x: &Tensor, repeats: &[i64]) -> Result<Tensor> {
     let input = x.shape().to_vec();
     let reps = repeats.to_vec();
-    view_op("RepeatBackward0", x, || x.repeat(repeats), move |mut g| {
-        if reps.contains(&0) {
-            return zeros(&input, g.dtype());
-        }
-        let extra = g.ndim() - input.len();
-        for _ in 0..extra {
-            g = sum(&g, &[0], false, None)?;
-        }
-        let (mut grad_size, mut sum_dims) = (Vec::new(), Vec::new());
-        for (d, &size) in input.iter().enumerate() {
-            let r = reps[d + extra];
-            if r != 1 {
-                grad_size.push(r);
-                sum_dims.push(grad_size.len() as i64 - 1);
+    view_op(
+        "RepeatBackward0",
+        x,
+        || x.repeat(repeats),
+        move |mut g| {
+            if reps.contains(&0) {
+                return zeros(&input, g.dtype());
             }
-            grad_size.push(size as i64);
-        }
-        if !sum_dims.is_empty() {
-            g = g.reshape(&grad_size)?;
-            g = sum(&g, &sum_dims, false, None)?;
-        }
-        Ok(g)
-    })
+            let extra = g.ndim() - input.len();
+            for _ in 0..extra {
+                g = sum(&g, &[0], false, None)?;
+            }
+            let (mut grad_size, mut sum_dims) = (Vec::new(), Vec::new());
+            for (d, &size) in input.iter().enumerate() {
+                let r = reps[d + extra];
+                if r != 1 {
+                    grad_size.push(r);
+                    sum_dims.push(grad_size.len() as i64 - 1);
+                }
+                grad_size.push(size as i64);
+            }
+            if !sum_dims.is_empty() {
+                g = g.reshape(&grad_size)?;
+                g = sum(&g, &sum_dims, false, None)?;
+            }
+            Ok(g)
+        },
+    )
 }

@@ -26,7 +26,7 @@ impl Tensor {
         stride: &[i64],
         storage_offset: Option<i64>,
     ) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::as_strided(self, size, stride, storage_offset);
         }
         check_concrete(Wrapper::AsStrided, &[size, stride])?;

@@ -13,7 +13,7 @@ impl Tensor {
     /// assert_eq!((u.shape(), u.strides()), (&[2, 3, 1][..], &[3, 1, 1][..]));
     /// ```
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::unsqueeze(self, dim);
         }
         let dim = wrap_dim(dim, self.ndim() + 1)?;
@@ -31,7 +31,7 @@ impl Tensor {
 
     /// `x.squeeze()`: every size-1 dim removed.
     pub fn squeeze(&self) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::squeeze(self);
         }
         let keep: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape()[d] != 1).collect();
@@ -43,7 +43,7 @@ impl Tensor {
     /// # Errors
     /// A dim out of range, or a dim listed twice.
     pub fn squeeze_dims(&self, dims: &[i64]) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::squeeze_dims(self, dims);
         }
         let mut drop = vec![false; self.ndim().max(1)];
@@ -68,7 +68,7 @@ impl Tensor {
 
     /// `x.permute(*dims)`: dim `i` of the result is dim `dims[i]` of `x`.
     pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::permute(self, dims);
         }
         if dims.len() != self.ndim() {
@@ -93,7 +93,7 @@ impl Tensor {
 
     /// `x.transpose(dim0, dim1)`: the two dims swapped.
     pub fn transpose(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::transpose(self, dim0, dim1);
         }
         let a = wrap_dim(dim0, self.ndim())?;
@@ -108,7 +108,7 @@ impl Tensor {
 
     /// `x.t()`: transpose of a tensor with at most 2 dims.
     pub fn t(&self) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::t(self);
         }
         if self.ndim() > 2 {
@@ -125,7 +125,7 @@ impl Tensor {
 
     /// `x.select(dim, index)`, i.e. `x[..., index]`: the dim removed at one index.
     pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::select(self, dim, index);
         }
         if self.ndim() == 0 {

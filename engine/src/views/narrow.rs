@@ -15,7 +15,7 @@ impl Tensor {
     /// assert_eq!((n.shape(), n.offset()), (&[1, 3][..], 3));
     /// ```
     pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::narrow(self, dim, start, length);
         }
         if self.ndim() == 0 {
@@ -74,7 +74,7 @@ impl Tensor {
         end: Option<i64>,
         step: i64,
     ) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::slice(self, dim, start, end, step);
         }
         if self.ndim() == 0 {

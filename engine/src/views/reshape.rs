@@ -118,7 +118,7 @@ impl Tensor {
     /// A size below the `SymInt` range (checked first, by torch's wrapper), a shape with the
     /// wrong numel, or strides that no view can express (torch says to use `reshape`).
     pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::view(self, shape);
         }
         check_concrete(Wrapper::View, &[shape])?;
@@ -143,7 +143,7 @@ impl Tensor {
     /// assert!(!t.reshape(&[6]).unwrap().shares_storage(&x));
     /// ```
     pub fn reshape(&self, shape: &[i64]) -> Result<Tensor> {
-    if crate::autograd::recording() {
+        if crate::autograd::recording() {
             return crate::autograd::views::reshape(self, shape);
         }
         if self.is_contiguous() {

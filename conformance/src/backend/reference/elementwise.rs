@@ -298,10 +298,15 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
             // differentiates; floor_divide it does not.
             match py_name.strip_prefix("floor_divide") {
                 Some(tail) => {
-                    let aten = if tail.is_empty() { "floor_divide" } else { "floor_divide_" };
-                    let tensors: Vec<Tensor> = ops.iter().filter_map(|o| o.as_tensor().cloned()).collect();
+                    let aten = if tail.is_empty() {
+                        "floor_divide"
+                    } else {
+                        "floor_divide_"
+                    };
+                    let tensors: Vec<Tensor> =
+                        ops.iter().filter_map(|o| o.as_tensor().cloned()).collect();
                     let target = (form == Form::InPlace).then(|| tensor_of(&x)).transpose()?;
-                    not_differentiable(aten, &tensors, target, run)
+                    not_differentiable(aten, &tensors, target, out.as_ref(), run)
                 }
                 None => run(),
             }

@@ -6,9 +6,9 @@
 //! their upstream gradients gives each leaf's gradient, described as results are.
 
 use super::describe::describe_tensor_over;
-use super::{forward_outcome, interpret, Inputs, Value};
-use crate::case::{Case, ErrorOutcome, ErrorStage, GradSpec, Outcome};
+use super::{forward_outcome, interpret, CallError, Inputs, Value};
 use crate::backend::BackendFailure;
+use crate::case::{Case, ErrorOutcome, ErrorStage, GradSpec, Outcome};
 use bcast_engine::autograd::Graph;
 use bcast_engine::Tensor;
 use std::collections::BTreeMap;
@@ -48,6 +48,9 @@ pub fn run_grad_case(case: &Case, spec: &GradSpec) -> Result<Outcome, BackendFai
     }
     let before = inputs.snapshot();
     let called = graph.run(|| interpret(case, &call_inputs));
+    if let Some(e) = graph.take_forward_error() {
+        return super::call_error_outcome(CallError::Engine(e));
+    }
     let value = match called {
         Ok(value) => value,
         Err(e) => return super::call_error_outcome(e),
