@@ -476,4 +476,9 @@ pub trait Backend {
     fn unclaimed_dtype(&self, dtype: DType) -> String {
         format!("dtype {} not claimed", dtype.name())
     }
+    /// Why the backend declines this one case that its capabilities cover, if it does: a case
+    /// it knows it cannot compute is skipped with the reason, never failed or passed.
+    fn declines(&self, _case: &Case) -> Option<String> {
+        None
+    }
 }

@@ -180,7 +180,9 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// always at [`Level::ALWAYS`].
 pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>) -> CaseReport {
     let caps = backend.capabilities();
-    if let Some(reason) = skip_reason_with(case, &caps, |d| backend.unclaimed_dtype(d)) {
+    let skip = skip_reason_with(case, &caps, |d| backend.unclaimed_dtype(d))
+        .or_else(|| backend.declines(case));
+    if let Some(reason) = skip {
         return CaseReport {
             id: case.id.clone(),
             verdict: Verdict::Skip(reason),

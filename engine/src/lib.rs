@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod alloc;
+pub mod autograd;
 pub mod complex;
 pub mod config;
 pub mod dims;

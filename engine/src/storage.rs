@@ -439,6 +439,11 @@ impl Storage {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// Whether this is the only handle to the storage (no other tensor views it).
+    pub(crate) fn is_unique(&self) -> bool {
+        Arc::strong_count(&self.0) == 1
+    }
+
     /// A stable identity for ordering locks and telling storages apart.
     pub fn id(&self) -> usize {
         Arc::as_ptr(&self.0) as usize

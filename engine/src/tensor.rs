@@ -145,6 +145,19 @@ impl Tensor {
         }
     }
 
+    /// `x.detach()`: a new tensor object over the same storage and layout (another handle
+    /// would be the same object, see [`Tensor::is_same`]).
+    ///
+    /// ```
+    /// # use bcast_engine::Tensor;
+    /// let x = Tensor::from_vec(vec![1i64, 2], &[2]).unwrap();
+    /// let d = x.detached();
+    /// assert!(!d.is_same(&x) && d.shares_storage(&x));
+    /// ```
+    pub fn detached(&self) -> Tensor {
+        self.with_layout(self.layout.clone())
+    }
+
     /// Whether both handles are the same tensor object (torch's `is_same`): a clone of a handle
     /// is the same object, a view is not.
     ///

@@ -17,6 +17,9 @@ use crate::{Error, Layout, Result, Tensor};
 /// # Errors
 /// A dim out of range, or `dim1 == dim2`.
 pub fn diagonal(x: &Tensor, dim1: i64, dim2: i64) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::views::diagonal(x, dim1, dim2);
+    }
     let d1 = wrap_dim(dim1, x.ndim())?;
     let d2 = wrap_dim(dim2, x.ndim())?;
     if d1 == d2 {

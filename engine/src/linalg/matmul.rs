@@ -21,7 +21,15 @@ fn should_fold(tensor1: &Tensor, tensor2: &Tensor) -> Result<bool> {
         (mt(tensor2)?, tensor1.ndim())
     };
     let dim_t1 = t1.ndim();
-    if !(dim_t1 >= 3 && dim_t2 <= 2) || tensor1.ndim() == 2 {
+    if !(dim_t1 >= 3 && dim_t2 <= 2) {
+        return Ok(false);
+    }
+    // torch folds when the smaller operand requires grad (its gradient is then one `mm`).
+    let smaller = if tensor1_larger { tensor2 } else { tensor1 };
+    if crate::autograd::requires_grad(smaller) {
+        return Ok(true);
+    }
+    if tensor1.ndim() == 2 {
         return Ok(false);
     }
     if t1.numel() == 0 {

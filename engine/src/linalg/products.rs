@@ -62,6 +62,9 @@ fn product_3d(
 /// # Errors
 /// Not two 1-d tensors; different dtypes; different lengths; `bool` (even when empty).
 pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::linalg::dot(a, b);
+    }
     if a.ndim() != 1 || b.ndim() != 1 {
         return Err(Error::runtime(format!(
             "1D tensors expected, but got {}D and {}D tensors",
@@ -104,6 +107,9 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// Not a matrix and a vector; mismatched sizes; different dtypes; `bool` unless the product is
 /// trivial.
 pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::linalg::mv(mat, vec);
+    }
     // torch sizes the result by `self.size(0)` before it checks the dims.
     if mat.ndim() == 0 {
         return Err(Error::index(
@@ -156,6 +162,9 @@ pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
 /// Not two matrices; mismatched inner sizes (`mat1 and mat2 shapes cannot be multiplied`);
 /// different dtypes; `bool` unless the product is trivial.
 pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::linalg::mm(a, b);
+    }
     if a.ndim() != 2 {
         return Err(Error::runtime("self must be a matrix"));
     }
@@ -217,6 +226,9 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// Not two 3-d tensors; batch or inner sizes that differ; then, for a non-trivial product,
 /// `bool` or dtypes that differ, each with the message of the path torch takes.
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::linalg::bmm(a, b);
+    }
     if a.ndim() != 3 {
         return Err(Error::runtime("batch1 must be a 3D tensor"));
     }

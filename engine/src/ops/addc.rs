@@ -74,6 +74,9 @@ pub fn addc(
     value: Scalar,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::addc(op, x, t1, t2, value, out);
+    }
     if op == AddcOp::Div && is_integral_or_bool(t1.dtype()) && is_integral_or_bool(t2.dtype()) {
         return Err(Error::runtime("Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all dtypes."));
     }
@@ -120,6 +123,9 @@ pub fn addc(
 /// # Errors
 /// As for [`addc`], with `x` as the output.
 pub fn addc_(op: AddcOp, x: &Tensor, t1: &Tensor, t2: &Tensor, value: Scalar) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::addc_(op, x, t1, t2, value);
+    }
     addc(op, x, t1, t2, value, Some(x))
 }
 

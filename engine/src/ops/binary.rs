@@ -284,6 +284,9 @@ pub fn binary(
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
     let (a, b) = (a.into(), b.into());
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::binary_op(op, a, b, out);
+    }
     if op == BinaryOp::FloatPower {
         return float_power(a, b, out, false);
     }
@@ -375,6 +378,9 @@ pub(crate) fn binary_inputs(
 /// As for [`binary`], with `a` as the output (`float_power_` words its dtype check for the
 /// base).
 pub fn binary_(op: BinaryOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::binary_op_(op, a, b.into());
+    }
     if op == BinaryOp::FloatPower {
         return float_power(Operand::Tensor(a.clone()), b.into(), Some(a), true);
     }

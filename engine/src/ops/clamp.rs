@@ -49,6 +49,9 @@ pub fn clamp_numbers(
     max: Option<Scalar>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::clamp_numbers(x, min, max, out);
+    }
     if min.is_none() && max.is_none() {
         return Err(no_bounds());
     }
@@ -124,6 +127,9 @@ pub fn clamp_numbers(
 /// # Errors
 /// As for [`clamp_numbers`], with `x` as the output.
 pub fn clamp_numbers_(x: &Tensor, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::clamp_numbers_(x, min, max);
+    }
     clamp_numbers(x, min, max, Some(x))
 }
 
@@ -208,6 +214,9 @@ pub fn clamp_tensors(
     out: Option<&Tensor>,
     check_complex: bool,
 ) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::clamp_tensors(x, min, max, out, check_complex);
+    }
     if min.is_none() && max.is_none() {
         return Err(no_bounds());
     }
@@ -273,6 +282,9 @@ pub fn clamp_tensors_(
     max: Option<&Tensor>,
     check_complex: bool,
 ) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::clamp_tensors_(x, min, max, check_complex);
+    }
     clamp_tensors(x, min, max, Some(x), check_complex)
 }
 

@@ -191,5 +191,8 @@ where
 /// # Errors
 /// As for [`compare`], with `a` as the output.
 pub fn compare_(op: CompareOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::compare_op_(op, a, b.into());
+    }
     compare(op, a, b, Some(a))
 }

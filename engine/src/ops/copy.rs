@@ -19,6 +19,9 @@ use crate::{loops, Result, Tensor};
 /// not broadcast; a `src` that broadcasts to a larger shape than `dst`'s. Copying a tensor
 /// onto itself, or onto the same elements of the same storage, does nothing, checks included.
 pub fn copy_(dst: &Tensor, src: impl Into<Operand>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::copy_op_(dst, src.into());
+    }
     let src = src.into().input();
     let s = src.as_tensor();
     let same_data = s.shares_storage(dst)

@@ -36,6 +36,9 @@ pub fn lerp(
     weight: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::lerp(x, end, weight.into(), out);
+    }
     let weight = weight.into();
     check_dtype(x, end, "end")?;
     let (inputs, promote) = match &weight {
@@ -107,6 +110,9 @@ pub fn lerp(
 /// # Errors
 /// As for [`lerp`], with `x` as the output.
 pub fn lerp_(x: &Tensor, end: &Tensor, weight: impl Into<Operand>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::ternary::lerp_(x, end, weight.into());
+    }
     lerp(x, end, weight, Some(x))
 }
 

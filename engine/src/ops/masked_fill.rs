@@ -25,6 +25,9 @@ use crate::{alloc, dispatch_dtype, loops, DType, Element, Error, Result, Scalar,
 /// torch's, in its order: a mask and `x` that do not broadcast (the mask as tensor a); then
 /// those of [`masked_fill_`] on the copy.
 pub fn masked_fill(x: &Tensor, mask: &Tensor, value: impl Into<Operand>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::masked_fill_op(x, mask, value.into());
+    }
     let (shape, _) = compute_shape(&[mask.shape(), x.shape()])?;
     let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
     let result = alloc::empty(&sizes, x.dtype())?;
@@ -41,6 +44,9 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: impl Into<Operand>) -> Resu
 /// value `x`'s dtype cannot hold (`value cannot be converted to type int without overflow`;
 /// any value fits `bool`).
 pub fn masked_fill_(x: &Tensor, mask: &Tensor, value: impl Into<Operand>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::masked_fill_op_(x, mask, value.into());
+    }
     let value = match value.into() {
         Operand::Number(v) => v,
         Operand::Tensor(t) => {

@@ -181,6 +181,9 @@ impl UnaryOp {
 /// one; overlap of `out`; the shape of `out` where it cannot be resized; the dtype of `out`;
 /// then the kernel's refusal of the dtype ([`kernel_refusal`]).
 pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::unary_op(op, x, out);
+    }
     if op == UnaryOp::Abs && x.dtype().is_complex() {
         return abs_complex(x, out);
     }
@@ -340,6 +343,9 @@ fn round_scaled<T: Real>(v: T, ten: T, scaled_down: bool) -> T {
 /// included: `torch.abs(z, out=z)` is allowed, `z.abs_()` is not); then as for [`unary`],
 /// with `x` as the output.
 pub fn unary_(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::unary_op_(op, x);
+    }
     if op == UnaryOp::Abs && x.dtype().is_complex() {
         return Err(Error::runtime(
             "In-place abs is not supported for complex tensors.",

@@ -124,6 +124,9 @@ float_extremum!(f64);
 /// For an input without elements: no dims given, or a reduced dim of size 0 (the dim as given);
 /// then the dim errors of [`super::sum`].
 pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::reduce::extremum_op(x, dims, keepdim, true);
+    }
     extremum(x, dims, keepdim, true)
 }
 
@@ -135,6 +138,9 @@ pub fn amax(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
 /// assert_eq!(reduce::amin(&b, &[1], false).unwrap().to_vec::<bool>().unwrap(), vec![false, true]);
 /// ```
 pub fn amin(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::reduce::extremum_op(x, dims, keepdim, false);
+    }
     extremum(x, dims, keepdim, false)
 }
 

@@ -22,7 +22,7 @@ mod walk;
 
 pub use dims::{reduced_shape, reduction_mask, DimCheck};
 pub use extrema::{amax, amin};
-pub use moments::{std, var};
+pub use moments::{moment_over, std, var};
 pub use plan::MAX_WORK;
 pub(crate) use plan::{check_work, strided_positions, typed_slice, ReducePlan};
 pub use sum::{mean, sum};

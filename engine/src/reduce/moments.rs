@@ -28,7 +28,39 @@ use crate::{DType, Error, Result, Tensor};
 /// # Errors
 /// A non-floating input (checked first), then each dim in turn: out of range or repeated.
 pub fn var(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<Tensor> {
-    moment(x, dims, correction, keepdim, false)
+    moment_over(
+        x,
+        Some(dims).filter(|d| !d.is_empty()),
+        correction,
+        keepdim,
+        false,
+    )
+}
+
+/// [`std`] (`std` true) or [`var`] over `dims`: `None` is torch's `dim=None`, `Some(&[])` an
+/// explicit empty list. The values are the same (every dim is reduced); the backward is not:
+/// torch's `var_backward` counts an explicit empty list as one element.
+///
+/// ```
+/// use bcast_engine::{reduce, Tensor};
+/// let x = Tensor::from_vec(vec![1.0f64, 3.0, 5.0], &[3]).unwrap();
+/// let v = reduce::moment_over(&x, Some(&[]), 1.0, false, false).unwrap();
+/// assert_eq!(v.to_vec::<f64>().unwrap(), vec![4.0]);
+/// ```
+///
+/// # Errors
+/// As for [`var`].
+pub fn moment_over(
+    x: &Tensor,
+    dims: Option<&[i64]>,
+    correction: f64,
+    keepdim: bool,
+    std: bool,
+) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::reduce::moment_op(x, dims, correction, keepdim, std);
+    }
+    moment(x, dims.unwrap_or(&[]), correction, keepdim, std)
 }
 
 /// `torch.std(...)`: the square root (in `f64`) of [`var`].
@@ -40,7 +72,13 @@ pub fn var(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<T
 /// assert_eq!((s.shape(), s.to_vec::<f64>().unwrap()), (&[1, 2][..], vec![2.0, 2.0]));
 /// ```
 pub fn std(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<Tensor> {
-    moment(x, dims, correction, keepdim, true)
+    moment_over(
+        x,
+        Some(dims).filter(|d| !d.is_empty()),
+        correction,
+        keepdim,
+        true,
+    )
 }
 
 /// Welford's running mean and sum of squared deviations, in `f64`.

@@ -98,6 +98,9 @@ fn sum_dtype(input: DType) -> DType {
 /// # Errors
 /// A dim out of range (`IndexError`) or repeated (`RuntimeError`), checked in that order.
 pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::reduce::sum_op(x, dims, keepdim, dtype);
+    }
     let mask = reduction_mask(dims, x.ndim(), DimCheck::WrapAllFirst)?;
     let out = dtype.unwrap_or_else(|| sum_dtype(x.dtype()));
     let shape = reduced_shape(x.shape(), &mask, keepdim);
@@ -150,6 +153,9 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
 /// A non-floating input without `dtype`, or a non-floating `dtype` (checked before the dims),
 /// then the dim errors of [`sum`].
 pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::reduce::mean_op(x, dims, keepdim, dtype);
+    }
     let (out, which) = match dtype {
         Some(d) => (d, "Optional"),
         None => (x.dtype(), "Input"),

@@ -26,6 +26,9 @@ impl Tensor {
         stride: &[i64],
         storage_offset: Option<i64>,
     ) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::as_strided(self, size, stride, storage_offset);
+        }
         check_concrete(Wrapper::AsStrided, &[size, stride])?;
         let offset = storage_offset.unwrap_or(self.offset() as i64);
         if size.len() != stride.len() {

@@ -47,6 +47,9 @@ pub fn infer_dense_strides(shape: &[usize], strides: &[usize]) -> Vec<usize> {
 impl Tensor {
     /// `x.contiguous()`: `x` itself when already contiguous, else a row-major copy.
     pub fn contiguous(&self) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::contiguous(self);
+        }
         if self.is_contiguous() {
             return Ok(self.clone());
         }
@@ -76,6 +79,9 @@ impl Tensor {
     /// assert!(!c.shares_storage(&x));
     /// ```
     pub fn clone_tensor(&self) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::clone(self);
+        }
         self.copy_preserving_format(self.dtype())
     }
 
@@ -90,6 +96,9 @@ impl Tensor {
     /// assert_eq!(f.to_vec::<f32>().unwrap(), vec![1.0, 3.0, -2.0, 4.0]);
     /// ```
     pub fn to_dtype(&self, dtype: crate::DType) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::to_dtype(self, dtype);
+        }
         if dtype == self.dtype() {
             return Ok(self.clone());
         }
@@ -127,6 +136,9 @@ impl Tensor {
     /// A repeat below the `SymInt` range (checked first, by torch's wrapper), fewer repeats
     /// than dims, or a negative or overflowing result size.
     pub fn repeat(&self, repeats: &[i64]) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::repeat(self, repeats);
+        }
         crate::symint::check_concrete(crate::symint::Wrapper::Repeat, &[repeats])?;
         if repeats.len() < self.ndim() {
             return Err(crate::Error::runtime(

@@ -13,6 +13,9 @@ impl Tensor {
     /// assert_eq!((u.shape(), u.strides()), (&[2, 3, 1][..], &[3, 1, 1][..]));
     /// ```
     pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::unsqueeze(self, dim);
+        }
         let dim = wrap_dim(dim, self.ndim() + 1)?;
         let mut shape = self.shape().to_vec();
         let mut strides = self.strides().to_vec();
@@ -28,6 +31,9 @@ impl Tensor {
 
     /// `x.squeeze()`: every size-1 dim removed.
     pub fn squeeze(&self) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::squeeze(self);
+        }
         let keep: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape()[d] != 1).collect();
         self.keep_dims(&keep)
     }
@@ -37,6 +43,9 @@ impl Tensor {
     /// # Errors
     /// A dim out of range, or a dim listed twice.
     pub fn squeeze_dims(&self, dims: &[i64]) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::squeeze_dims(self, dims);
+        }
         let mut drop = vec![false; self.ndim().max(1)];
         for &d in dims {
             let w = wrap_dim(d, self.ndim())?;
@@ -59,6 +68,9 @@ impl Tensor {
 
     /// `x.permute(*dims)`: dim `i` of the result is dim `dims[i]` of `x`.
     pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::permute(self, dims);
+        }
         if dims.len() != self.ndim() {
             return Err(Error::runtime(format!(
                 "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
@@ -81,6 +93,9 @@ impl Tensor {
 
     /// `x.transpose(dim0, dim1)`: the two dims swapped.
     pub fn transpose(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::transpose(self, dim0, dim1);
+        }
         let a = wrap_dim(dim0, self.ndim())?;
         let b = wrap_dim(dim1, self.ndim())?;
         if self.ndim() == 0 {
@@ -93,6 +108,9 @@ impl Tensor {
 
     /// `x.t()`: transpose of a tensor with at most 2 dims.
     pub fn t(&self) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::t(self);
+        }
         if self.ndim() > 2 {
             return Err(Error::runtime(format!(
                 "t() expects a tensor with <= 2 dimensions, but self is {}D",
@@ -107,6 +125,9 @@ impl Tensor {
 
     /// `x.select(dim, index)`, i.e. `x[..., index]`: the dim removed at one index.
     pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::select(self, dim, index);
+        }
         if self.ndim() == 0 {
             return Err(Error::index(
                 "select() cannot be applied to a 0-dim tensor.",

@@ -22,6 +22,9 @@ impl Tensor {
     /// dims, `-1` in a new leading dim, a size that differs from a non-singleton existing
     /// size, or a numel that overflows, each with torch's message.
     pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::expand(self, sizes);
+        }
         check_concrete(Wrapper::Expand, &[sizes])?;
         let tensor_dim = self.ndim();
         if sizes.len() < tensor_dim {
@@ -106,7 +109,21 @@ impl Tensor {
 pub fn broadcast_tensors(tensors: &[Tensor]) -> Result<Vec<Tensor>> {
     let shapes: Vec<&[usize]> = tensors.iter().map(Tensor::shape).collect();
     let shape = to_i64(&broadcast_all(&shapes)?);
-    tensors.iter().map(|t| t.expand(&shape)).collect()
+    // torch's `expand_outplace`: a tensor that already has the shape is returned itself.
+    tensors
+        .iter()
+        .map(|t| {
+            if t.shape()
+                .iter()
+                .map(|&s| s as i64)
+                .eq(shape.iter().copied())
+            {
+                Ok(t.clone())
+            } else {
+                t.expand(&shape)
+            }
+        })
+        .collect()
 }
 
 fn to_i64(shape: &[usize]) -> Vec<i64> {

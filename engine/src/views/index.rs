@@ -113,7 +113,12 @@ impl Tensor {
         }
         // Python's indexing returns an alias, never the indexed tensor itself (`x[...]`).
         if result.is_same(self) {
-            result = result.with_layout(result.layout().clone());
+            let alias = result.with_layout(result.layout().clone());
+            result = if crate::autograd::recording() {
+                crate::autograd::views::alias(self, alias)
+            } else {
+                alias
+            };
         }
         Ok(result)
     }

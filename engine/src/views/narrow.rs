@@ -15,6 +15,9 @@ impl Tensor {
     /// assert_eq!((n.shape(), n.offset()), (&[1, 3][..], 3));
     /// ```
     pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::narrow(self, dim, start, length);
+        }
         if self.ndim() == 0 {
             return Err(Error::runtime(
                 "narrow() cannot be applied to a 0-dim tensor.",
@@ -71,6 +74,9 @@ impl Tensor {
         end: Option<i64>,
         step: i64,
     ) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::slice(self, dim, start, end, step);
+        }
         if self.ndim() == 0 {
             return Err(Error::internal("slice() of a 0-dim tensor"));
         }

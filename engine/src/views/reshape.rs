@@ -118,6 +118,9 @@ impl Tensor {
     /// A size below the `SymInt` range (checked first, by torch's wrapper), a shape with the
     /// wrong numel, or strides that no view can express (torch says to use `reshape`).
     pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::view(self, shape);
+        }
         check_concrete(Wrapper::View, &[shape])?;
         let new_shape = infer_view_size(shape, self.numel())?;
         let strides = compute_view_strides(self.shape(), self.strides(), &new_shape).ok_or_else(|| {
@@ -140,6 +143,9 @@ impl Tensor {
     /// assert!(!t.reshape(&[6]).unwrap().shares_storage(&x));
     /// ```
     pub fn reshape(&self, shape: &[i64]) -> Result<Tensor> {
+        if crate::autograd::recording() {
+            return crate::autograd::views::reshape(self, shape);
+        }
         if self.is_contiguous() {
             return self.view(shape);
         }

@@ -2,6 +2,7 @@
 //! (one binary links once, where a file a test would link every one of them).
 
 mod api_messages;
+mod autograd;
 mod casts;
 mod common;
 mod complex_special;

@@ -4,15 +4,21 @@
 use super::{Inputs, Value};
 use crate::case::{Num, NumScalar, ResultValue, TensorResult};
 pub use bcast_case::{sample_positions, MAX_FULL_VALUES};
-use bcast_engine::Tensor;
+use bcast_engine::{Storage, Tensor};
 
 /// Describes one tensor: geometry, which input storage it views, and its values.
 pub fn describe_tensor(t: &Tensor, inputs: &Inputs) -> TensorResult {
+    describe_tensor_over(t, t.storage(), inputs)
+}
+
+/// [`describe_tensor`] of a tensor whose values belong to `storage` (a gradient that is the
+/// engine's copy of a real view of a complex storage names that storage).
+pub fn describe_tensor_over(t: &Tensor, storage: &Storage, inputs: &Inputs) -> TensorResult {
     let storage = inputs
         .storages
         .iter()
         .filter(|(n, _)| inputs.lengths.get(*n).is_some_and(|&len| len > 0))
-        .find(|(_, s)| s.same_as(t.storage()))
+        .find(|(_, s)| s.same_as(storage))
         .map(|(n, _)| n.clone());
     let (values, samples) = match sample_positions(t.numel()) {
         None => (

@@ -6,9 +6,10 @@
 
 use super::{Args, CallError, Value};
 use crate::case::Arg;
+use bcast_engine::autograd::not_differentiable;
 use bcast_engine::ops::{
-    binary, binary_, compare, copy_, r#where, round_decimals, round_decimals_, unary, unary_,
-    BinaryOp, CompareOp, Operand, UnaryOp,
+    binary, binary_, compare, compare_, copy_, r#where, round_decimals, round_decimals_, unary,
+    unary_, BinaryOp, CompareOp, Operand, UnaryOp,
 };
 use bcast_engine::{Error, Tensor};
 
@@ -292,9 +293,26 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
                 None => b,
             };
             let (x, y) = (ops[0].clone(), ops[1].clone());
-            match form {
-                Form::InPlace => binary_(b, tensor_of(&x)?, y),
-                _ => binary(b, x, y, out.as_ref()),
+            let self_ = tensor_of(&x).ok().cloned();
+            let run = || match (form, &self_) {
+                (Form::InPlace, Some(s)) => binary_(b, s, y.clone()),
+                _ => binary(b, x.clone(), y.clone(), out.as_ref()),
+            };
+            // floor_divide is the engine's div(rounding_mode='floor'), which torch's autograd
+            // differentiates; floor_divide it does not.
+            match py_name.strip_prefix("floor_divide") {
+                Some(tail) => {
+                    let aten = if tail.is_empty() {
+                        "floor_divide"
+                    } else {
+                        "floor_divide_"
+                    };
+                    let tensors: Vec<Tensor> =
+                        ops.iter().filter_map(|o| o.as_tensor().cloned()).collect();
+                    let target = (form == Form::InPlace).then(|| tensor_of(&x)).transpose()?;
+                    not_differentiable(aten, &tensors, target, out.as_ref(), run)
+                }
+                None => run(),
             }
         }
         Op::Compare(c) => {
@@ -306,10 +324,7 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
             let ops = operands(a, py_name, form, &params)?;
             let (x, y) = (ops[0].clone(), ops[1].clone());
             match form {
-                Form::InPlace => {
-                    let target = tensor_of(&x)?.clone();
-                    compare(c, x, y, Some(&target))
-                }
+                Form::InPlace => compare_(c, tensor_of(&x)?, y),
                 _ => compare(c, x, y, out.as_ref()),
             }
         }

@@ -6,6 +6,7 @@ mod args;
 mod bitwise;
 mod describe;
 mod elementwise;
+mod grad;
 mod linalg;
 mod reduce;
 mod ternary;
@@ -37,6 +38,14 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Every storage's values, by name.
+    pub fn snapshot(&self) -> BTreeMap<&str, Vec<bcast_engine::Scalar>> {
+        self.storages
+            .iter()
+            .map(|(n, s)| (n.as_str(), s.to_scalars()))
+            .collect()
+    }
+
     /// Builds every storage and view of `case`.
     pub fn build(case: &Case) -> Result<Inputs, String> {
         validate_case(case)?;
@@ -168,57 +177,74 @@ fn interpret_call(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
     })
 }
 
-/// Runs a case in the engine and describes the outcome.
+/// Runs a case in the engine and describes the outcome (with its gradients for a case with
+/// `grad`: [`grad::run_grad_case`]).
 pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
+    if let Some(spec) = &case.grad {
+        return grad::run_grad_case(case, spec);
+    }
     let inputs = Inputs::build(case).map_err(BackendFailure::bad_input)?;
-    let before: BTreeMap<&String, Vec<_>> = inputs
+    let before = inputs.snapshot();
+    match interpret(case, &inputs) {
+        Ok(value) => Ok(forward_outcome(case, &inputs, &value, &before)),
+        Err(e) => call_error_outcome(e),
+    }
+}
+
+/// The outcome of a call that returned `value`: the result described, and every storage
+/// when the call writes or wrote (compared with `before`, [`Inputs::snapshot`]).
+fn forward_outcome(
+    case: &Case,
+    inputs: &Inputs,
+    value: &Value,
+    before: &BTreeMap<&str, Vec<bcast_engine::Scalar>>,
+) -> Outcome {
+    let result = describe_value(value, inputs);
+    let after: BTreeMap<String, Vec<_>> = inputs
         .storages
         .iter()
-        .map(|(n, s)| (n, s.to_scalars()))
+        .map(|(n, s)| {
+            let mut values = s.to_scalars();
+            values.truncate(inputs.lengths.get(n).copied().unwrap_or(0));
+            (n.clone(), values)
+        })
         .collect();
-    match interpret(case, &inputs) {
-        Ok(value) => {
-            let result = describe_value(&value, &inputs);
-            let after: BTreeMap<String, Vec<_>> = inputs
-                .storages
-                .iter()
-                .map(|(n, s)| {
-                    let mut values = s.to_scalars();
-                    values.truncate(inputs.lengths.get(n).copied().unwrap_or(0));
-                    (n.clone(), values)
-                })
-                .collect();
-            let changed = after
-                .iter()
-                .any(|(n, v)| before.get(n).is_none_or(|b| !same_values(b, v)));
-            let storages = (call_writes(case) || changed).then(|| {
-                after
-                    .into_iter()
-                    .map(|(n, v)| {
-                        (
-                            n,
-                            v.into_iter().map(crate::case::Num::from_scalar).collect(),
-                        )
-                    })
-                    .collect()
-            });
-            Ok(Outcome::Ok(OkOutcome {
-                result,
-                storages,
-                warnings: None,
-                grads: None,
-                backward_error: None,
-            }))
-        }
-        Err(CallError::Engine(e)) if e.is_refusal() => Err(BackendFailure::unsupported(format!(
+    let changed = after
+        .iter()
+        .any(|(n, v)| before.get(n.as_str()).is_none_or(|b| !same_values(b, v)));
+    let storages = (call_writes(case) || changed).then(|| {
+        after
+            .into_iter()
+            .map(|(n, v)| {
+                (
+                    n,
+                    v.into_iter().map(crate::case::Num::from_scalar).collect(),
+                )
+            })
+            .collect()
+    });
+    Outcome::Ok(OkOutcome {
+        result,
+        storages,
+        warnings: None,
+        grads: None,
+        backward_error: None,
+    })
+}
+
+/// The outcome of a call that raised: torch's error, or a backend failure for what the
+/// engine refuses or cannot express.
+fn call_error_outcome(e: CallError) -> Result<Outcome, BackendFailure> {
+    match e {
+        CallError::Engine(e) if e.is_refusal() => Err(BackendFailure::unsupported(format!(
             "the engine refuses (undefined in torch, or a resource limit): {}",
             e.message()
         ))),
-        Err(CallError::Engine(e)) => Ok(Outcome::Error(ErrorOutcome::new(
+        CallError::Engine(e) => Ok(Outcome::Error(ErrorOutcome::new(
             e.kind().name().to_string(),
             e.message().to_string(),
         ))),
-        Err(CallError::Unsupported(m)) => Err(BackendFailure::unsupported(m)),
+        CallError::Unsupported(m) => Err(BackendFailure::unsupported(m)),
     }
 }
 
@@ -244,9 +270,7 @@ impl Backend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        let mut everything = Capabilities::everything();
-        // The engine's backward is not written yet: the cases with `grad` are skipped.
-        everything.levels.remove(&crate::backend::Level::Grads);
+        let everything = Capabilities::everything();
         Capabilities {
             ops: Some(ops::all_fn_names().into_iter().collect()),
             dtypes: engine_dtypes()

@@ -55,21 +55,30 @@ fn plain(op: &str, a: &Args) -> Result<Tensor, CallError> {
 fn moment(op: &str, a: &Args) -> Result<Tensor, CallError> {
     a.only_kwargs(&["dim", "unbiased", "correction", "keepdim"])?;
     let x = a.tensor(0)?;
-    let (dims, unbiased, keepdim) = match a.get(1) {
-        Some(Arg::Bool(unbiased)) => (Vec::new(), Some(*unbiased), false),
-        dim => (
-            dims_of(a, dim.or_else(|| a.kwarg("dim")))?,
-            arg(a, 2, "unbiased").map(|u| a.as_bool(u)).transpose()?,
-            flag(a, arg(a, 3, "keepdim"))?,
-        ),
+    // `explicit`: a dim list was given (an empty one is not `dim=None` to the backward).
+    let (dims, explicit, unbiased, keepdim) = match a.get(1) {
+        Some(Arg::Bool(unbiased)) => (Vec::new(), false, Some(*unbiased), false),
+        dim => {
+            let dim = dim.or_else(|| a.kwarg("dim"));
+            (
+                dims_of(a, dim)?,
+                !matches!(dim, None | Some(Arg::None(()))),
+                arg(a, 2, "unbiased").map(|u| a.as_bool(u)).transpose()?,
+                flag(a, arg(a, 3, "keepdim"))?,
+            )
+        }
     };
     let correction = match (a.kwarg("correction"), unbiased) {
         (Some(c), _) => a.as_scalar(c)?.to_f64(),
         (None, Some(false)) => 0.0,
         (None, _) => 1.0,
     };
-    Ok(match op {
-        "var" => reduce::var(&x, &dims, correction, keepdim),
-        _ => reduce::std(&x, &dims, correction, keepdim),
-    }?)
+    let dims = explicit.then_some(dims.as_slice());
+    Ok(reduce::moment_over(
+        &x,
+        dims,
+        correction,
+        keepdim,
+        op == "std",
+    )?)
 }

@@ -8,9 +8,10 @@ use super::bitwise::form_of;
 use super::elementwise::{leading_operands, operands, tensor_of, unsupported, Form, Number, Param};
 use super::{Args, CallError, Value};
 use crate::case::Arg;
+use bcast_engine::autograd::with_aten_name;
 use bcast_engine::ops::{
-    addc, clamp_numbers, clamp_tensors, equal, isclose, lerp, masked_fill, masked_fill_, AddcOp,
-    Operand,
+    addc, addc_, clamp_numbers, clamp_numbers_, clamp_tensors, clamp_tensors_, equal, isclose,
+    lerp, lerp_, masked_fill, masked_fill_, AddcOp, Operand,
 };
 use bcast_engine::Scalar;
 
@@ -116,13 +117,25 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Value, CallError> {
             if tensor(&min) || tensor(&max) {
                 let t = |b: &Option<Operand>| b.as_ref().and_then(Operand::as_tensor).cloned();
                 let (lo, hi) = (t(&min), t(&max));
-                clamp_tensors(&x, lo.as_ref(), hi.as_ref(), target, op == Op::Clamp)
+                match form {
+                    Form::InPlace => clamp_tensors_(&x, lo.as_ref(), hi.as_ref(), op == Op::Clamp),
+                    _ => clamp_tensors(&x, lo.as_ref(), hi.as_ref(), target, op == Op::Clamp),
+                }
             } else {
                 let n = |b: Option<Operand>| match b {
                     Some(Operand::Number(v)) => Some(v),
                     _ => None,
                 };
-                clamp_numbers(&x, n(min), n(max), target)
+                let (lo, hi) = (n(min), n(max));
+                let aten = match op {
+                    Op::ClampMin => "clamp_min",
+                    Op::ClampMax => "clamp_max",
+                    _ => "clamp",
+                };
+                with_aten_name(aten, || match form {
+                    Form::InPlace => clamp_numbers_(&x, lo, hi),
+                    _ => clamp_numbers(&x, lo, hi, target),
+                })
             }
         }
         Op::Lerp => {
@@ -133,7 +146,10 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Value, CallError> {
                 param("weight", Number::Ok),
             ];
             let ops = operands(a, py_name, form, &params)?;
-            lerp(&x, tensor_of(&ops[1])?, ops[2].clone(), target)
+            match form {
+                Form::InPlace => lerp_(&x, tensor_of(&ops[1])?, ops[2].clone()),
+                _ => lerp(&x, tensor_of(&ops[1])?, ops[2].clone(), target),
+            }
         }
         Op::Addc(addc_op) => {
             a.only_kwargs(&["value", "out"])?;
@@ -148,7 +164,10 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Value, CallError> {
                 None => Scalar::Int(1),
             };
             let (t1, t2) = (tensor_of(&ops[1])?, tensor_of(&ops[2])?);
-            addc(addc_op, &x, t1, t2, value, target)
+            match form {
+                Form::InPlace => addc_(addc_op, &x, t1, t2, value),
+                _ => addc(addc_op, &x, t1, t2, value, target),
+            }
         }
         Op::MaskedFill => {
             a.only_kwargs(&[])?;

@@ -1,0 +1,84 @@
+//! The complex views torch's formulas take: `conj()` (a conjugate bit over the same memory)
+//! and `at::real()` (a float view with doubled strides), which the engine, whose storages
+//! are typed, makes as the same geometry over a copy of the storage.
+
+use crate::complex::Complex;
+use crate::{Buffer, DType, Error, Layout, Result, Storage, Tensor};
+use std::cell::RefCell;
+
+thread_local! {
+    /// The real views made since the last [`take_real_views`]: the float copy, then the
+    /// complex storage it stands for.
+    static REAL_VIEWS: RefCell<Vec<(Storage, Storage)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `t.conj()`: `t` itself for a real tensor; for a complex one, the same layout over a
+/// conjugated copy of its storage (so TensorIterator sees the strides torch's conjugate
+/// view has).
+pub(crate) fn conj(t: &Tensor) -> Result<Tensor> {
+    if !t.dtype().is_complex() {
+        return Ok(t.clone());
+    }
+    let buffer = match &*t.storage().read() {
+        Buffer::Complex64(v) => {
+            Buffer::Complex64(v.iter().map(|z| Complex::new(z.re, -z.im)).collect())
+        }
+        Buffer::Complex128(v) => {
+            Buffer::Complex128(v.iter().map(|z| Complex::new(z.re, -z.im)).collect())
+        }
+        _ => return Err(Error::internal("a complex tensor over a real buffer")),
+    };
+    Tensor::from_storage(&Storage::new(buffer), t.layout().clone())
+}
+
+/// `at::real(t)` of a complex tensor: a float tensor of its dtype's real part, with doubled
+/// strides and offset over the storage's parts as pairs (a copy, remembered as a view of the
+/// complex storage: see [`Graph::storage_of`](super::Graph::storage_of)).
+pub(crate) fn real(t: &Tensor) -> Result<Tensor> {
+    let buffer = match &*t.storage().read() {
+        Buffer::Complex64(v) => Buffer::Float32(v.iter().flat_map(|z| [z.re, z.im]).collect()),
+        Buffer::Complex128(v) => Buffer::Float64(v.iter().flat_map(|z| [z.re, z.im]).collect()),
+        _ => return Ok(t.clone()),
+    };
+    let storage = Storage::new(buffer);
+    let strides: Vec<usize> = t.strides().iter().map(|&s| s * 2).collect();
+    let layout = Layout::new(t.shape().to_vec(), strides, t.offset() * 2)?;
+    REAL_VIEWS.with(|r| r.borrow_mut().push((storage.clone(), t.storage().clone())));
+    Tensor::from_storage(&storage, layout)
+}
+
+/// The real views made since the last call.
+pub(super) fn take_real_views() -> Vec<(Storage, Storage)> {
+    REAL_VIEWS.with(|r| std::mem::take(&mut *r.borrow_mut()))
+}
+
+/// torch's `handle_r_to_c`: the real part of a complex gradient of a real input.
+pub(crate) fn handle_r_to_c(input: DType, grad: Tensor) -> Result<Tensor> {
+    if !input.is_complex() && grad.dtype().is_complex() {
+        real(&grad)
+    } else {
+        Ok(grad)
+    }
+}
+
+/// The real and imaginary parts of a complex tensor as float tensors of its shape (values
+/// only: for masks).
+pub(crate) fn parts(t: &Tensor) -> Result<(Tensor, Tensor)> {
+    let dense = t.contiguous_copy()?;
+    let (re, im): (Buffer, Buffer) = match &*dense.storage().read() {
+        Buffer::Complex64(v) => (
+            Buffer::Float32(v.iter().map(|z| z.re).collect()),
+            Buffer::Float32(v.iter().map(|z| z.im).collect()),
+        ),
+        Buffer::Complex128(v) => (
+            Buffer::Float64(v.iter().map(|z| z.re).collect()),
+            Buffer::Float64(v.iter().map(|z| z.im).collect()),
+        ),
+        _ => return Err(Error::internal("parts of a real tensor")),
+    };
+    let layout = || Layout::contiguous(t.shape());
+    Ok((
+        Tensor::from_storage(&Storage::new(re), layout())?,
+        Tensor::from_storage(&Storage::new(im), layout())?,
+    ))
+}
