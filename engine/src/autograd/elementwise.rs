@@ -91,7 +91,8 @@ pub fn not_differentiable(
         let result = below(f)?;
         if inputs.iter().any(requires_grad) {
             let node = not_implemented_node(aten, inputs.iter().cloned().map(Some).collect());
-            record_inplace(node, o);
+            // The result, not `o`: a resized `out` has the result's shape now.
+            record_inplace(node, &result);
         }
         return Ok(result);
     }
@@ -130,7 +131,13 @@ fn unary_node(op: UnaryOp, x: &Tensor, result: &Tensor, original: Tensor) -> Opt
         UnaryOp::Ceil => "CeilBackward0",
         UnaryOp::Sign => "SignBackward0",
         UnaryOp::Reciprocal => "ReciprocalBackward0",
-        UnaryOp::LogicalNot => return None,
+        UnaryOp::Exp2 => "Exp2Backward0",
+        UnaryOp::Log1p => "Log1PBackward0",
+        UnaryOp::Frac => "FracBackward0",
+        UnaryOp::Round => "RoundBackward0",
+        UnaryOp::Trunc => "TruncBackward0",
+        // Integer and bool inputs only: nothing to differentiate.
+        UnaryOp::LogicalNot | UnaryOp::BitwiseNot => return None,
     };
     let (s, r) = (original, result.clone());
     let formula = move |grads: Grads, _: &[bool]| -> Result<Grads> {
@@ -148,24 +155,32 @@ fn unary_node(op: UnaryOp, x: &Tensor, result: &Tensor, original: Tensor) -> Opt
             // tanh_backward: grad * (1 - result^2).conj().
             UnaryOp::Tanh => {
                 let sq = mul(&r, &r)?;
-                mul(
-                    &g,
-                    conj(&binary(
-                        BinaryOp::Rsub(Scalar::Int(1)),
-                        &sq,
-                        Scalar::Int(1),
-                        None,
-                    )?)?,
-                )?
+                let factor = conj(&binary(
+                    BinaryOp::Rsub(Scalar::Int(1)),
+                    &sq,
+                    Scalar::Int(1),
+                    None,
+                )?)?;
+                mul(&g, laid_out_as(factor, &r)?)?
             }
             // sigmoid_backward: grad * ((1 - result) * result).conj().
             UnaryOp::Sigmoid => {
                 let one_minus = binary(BinaryOp::Rsub(Scalar::Int(1)), &r, Scalar::Int(1), None)?;
-                mul(&g, conj(&mul(one_minus, &r)?)?)?
+                mul(&g, laid_out_as(conj(&mul(one_minus, &r)?)?, &r)?)?
             }
-            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Sign => zeros_like(&g)?,
+            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Sign | UnaryOp::Round | UnaryOp::Trunc => {
+                zeros_like(&g)?
+            }
             UnaryOp::Reciprocal => mul(neg(&g)?, conj(&mul(&r, &r)?)?)?,
-            UnaryOp::LogicalNot => return Ok(vec![None]),
+            // exp2: grad * (result * ln 2).conj().
+            UnaryOp::Exp2 => mul(&g, conj(&mul(&r, Scalar::Float(std::f64::consts::LN_2))?)?)?,
+            // log1p_backward: grad / (self + 1).conj().
+            UnaryOp::Log1p => {
+                let one_more = binary(BinaryOp::Add(Scalar::Int(1)), &s, Scalar::Int(1), None)?;
+                div(&g, conj(&one_more)?)?
+            }
+            UnaryOp::Frac => g,
+            UnaryOp::LogicalNot | UnaryOp::BitwiseNot => return Ok(vec![None]),
         };
         Ok(vec![Some(out)])
     };
@@ -177,11 +192,21 @@ fn unary_node(op: UnaryOp, x: &Tensor, result: &Tensor, original: Tensor) -> Opt
     })
 }
 
+/// The factor of a fused backward kernel (torch's `sigmoid_backward` and `tanh_backward` are
+/// one TensorIterator over the gradient and the output), laid out as `output`, so that its
+/// product with the gradient takes the layout torch's kernel gives (an expanded gradient
+/// against an output with a size-1 dim's own stride keeps the output's strides).
+fn laid_out_as(factor: Tensor, output: &Tensor) -> Result<Tensor> {
+    let laid = zeros_like(output)?;
+    ops::copy_(&laid, factor)?;
+    Ok(laid)
+}
+
 /// [`ops::unary`] recorded.
 pub(crate) fn unary_op(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     let any = requires_grad(x);
     if let Some(o) = out {
-        if op != UnaryOp::LogicalNot && (any || requires_grad(o)) {
+        if !matches!(op, UnaryOp::LogicalNot | UnaryOp::BitwiseNot) && (any || requires_grad(o)) {
             return Err(out_error(op.name()));
         }
         return below(|| unary(op, x, out));
@@ -742,10 +767,10 @@ fn float_power(a: Operand, b: Operand, out: Option<&Tensor>) -> Result<Tensor> {
 /// [`ops::binary_`] recorded: the formula sees `a` as it was (torch saves a copy), and an
 /// `other` that is `a` itself is found written when the backward unpacks it.
 pub(crate) fn binary_op_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<Tensor> {
-    check_inplace(a)?;
     if op == BinaryOp::FloatPower {
         return float_power_(a, b);
     }
+    check_inplace(a)?;
     let any = requires_grad(a) || operand_requires(&b);
     if !any {
         let result = below(|| ops::binary_(op, a, b))?;
@@ -770,7 +795,8 @@ pub(crate) fn binary_op_(op: BinaryOp, a: &Tensor, b: Operand) -> Result<Tensor>
     Ok(result)
 }
 
-/// `a.float_power_(b)`: torch checks `a`'s dtype, then `a.pow_(b.to(dtype))`.
+/// `a.float_power_(b)`: torch checks `a`'s dtype (before the leaf check: the composite
+/// raises its dtype error first), then `a.pow_(b.to(dtype))`.
 fn float_power_(a: &Tensor, b: Operand) -> Result<Tensor> {
     let complex = a.dtype().is_complex() || b.dtype().is_complex();
     let dtype = if complex {
@@ -781,6 +807,7 @@ fn float_power_(a: &Tensor, b: Operand) -> Result<Tensor> {
     if a.dtype() != dtype {
         return below(|| ops::binary_(BinaryOp::FloatPower, a, b));
     }
+    check_inplace(a)?;
     let b = match b {
         Operand::Tensor(t) => Operand::Tensor(super::views::to_dtype(&t, dtype)?),
         Operand::Number(s) if complex => Operand::Number(Scalar::Complex(s.to_f64(), s.imag())),

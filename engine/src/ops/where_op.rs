@@ -45,7 +45,11 @@ pub fn r#where(
         Err(e) => {
             // A dtype torch has and the engine does not (complex32): torch's TensorIterator
             // still raises its shape error first.
-            let shapes = [condition.shape(), a_in.as_tensor().shape(), b_in.as_tensor().shape()];
+            let shapes = [
+                condition.shape(),
+                a_in.as_tensor().shape(),
+                b_in.as_tensor().shape(),
+            ];
             crate::shape::broadcast_all(&shapes)?;
             return Err(e);
         }

@@ -285,6 +285,10 @@ impl Backend for ReferenceBackend {
         unsupported_dtype(dtype)
     }
 
+    fn declines(&self, case: &Case) -> Option<String> {
+        grad::declined(case)
+    }
+
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
         run_reference(case)
     }
