@@ -11,6 +11,7 @@ use super::{Grads, Node};
 use crate::ops::{
     self, binary, compare, masked_fill, unary, BinaryOp, CompareOp, Operand, UnaryOp,
 };
+use crate::iter::IterInput;
 use crate::{DType, Error, Result, Scalar, Tensor};
 
 /// Whether an operand is a tensor that requires grad.
@@ -113,6 +114,44 @@ pub fn not_differentiable(
     Ok(result)
 }
 
+/// The checks torch's autograd makes before an op's kernel runs (its `VariableType`
+/// wrapper), for a caller that must raise them before an error of the kernel's own: an
+/// `out=` call while an input or `out` requires grad (`div(): functions with out=...`), an
+/// in-place call on a leaf that requires grad. Nothing is checked outside [`super::Graph::run`].
+///
+/// ```
+/// use bcast_engine::autograd::{check_autograd_call, Graph};
+/// use bcast_engine::Tensor;
+/// let mut g = Graph::new();
+/// let x = g.leaf(&Tensor::from_vec(vec![1.0f32], &[1]).unwrap()).unwrap();
+/// let o = Tensor::from_vec(vec![0.0f32], &[1]).unwrap();
+/// let err = g.run(|| check_autograd_call("div", &[x.clone()], None, Some(&o))).unwrap_err();
+/// assert!(err.message().starts_with("div(): functions with out=..."));
+/// assert!(check_autograd_call("div", &[x], None, Some(&o)).is_ok());
+/// ```
+///
+/// # Errors
+/// Those two, with torch's messages.
+pub fn check_autograd_call(
+    aten: &str,
+    inputs: &[Tensor],
+    target: Option<&Tensor>,
+    out: Option<&Tensor>,
+) -> Result<()> {
+    if !super::recording() {
+        return Ok(());
+    }
+    if let Some(o) = out {
+        if requires_grad(o) || inputs.iter().any(requires_grad) {
+            return Err(out_error(aten));
+        }
+    }
+    if let Some(t) = target {
+        check_inplace(t)?;
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // Unary ops.
 
@@ -174,8 +213,9 @@ fn unary_node(op: UnaryOp, x: &Tensor, result: &Tensor, original: Tensor) -> Opt
                 zeros_like(&g)?
             }
             UnaryOp::Reciprocal => mul(neg(&g)?, conj(&mul(&r, &r)?)?)?,
-            // exp2: grad * (result * ln 2).conj().
-            UnaryOp::Exp2 => mul(&g, conj(&mul(&r, Scalar::Float(std::f64::consts::LN_2))?)?)?,
+            // exp2: grad * result.conj() * ln 2, in that order (a complex infinity times
+            // `ln 2 + 0j` is NaN; an empty product by a number takes TensorIterator's strides).
+            UnaryOp::Exp2 => mul(mul(&g, conj(&r)?)?, Scalar::Float(std::f64::consts::LN_2))?,
             // log1p_backward: grad / (self + 1).conj().
             UnaryOp::Log1p => {
                 let one_more = binary(BinaryOp::Add(Scalar::Int(1)), &s, Scalar::Int(1), None)?;
@@ -236,6 +276,46 @@ pub(crate) fn unary_op_(op: UnaryOp, x: &Tensor) -> Result<Tensor> {
     let original = below(|| x.clone_tensor())?;
     let result = below(|| ops::unary_(op, x))?;
     match unary_node(op, x, &result, original) {
+        Some(node) => record_inplace(node, x),
+        None => record_inplace_bump(x),
+    }
+    Ok(result)
+}
+
+/// The node of `round(decimals=d)` (torch's `round.decimals` overload, `RoundBackward1`; an
+/// explicit `decimals=0` included): a zero gradient, as `round`'s.
+fn round_decimals_node(x: &Tensor, result: &Tensor) -> Option<Node> {
+    unary_node(UnaryOp::Round, x, result, x.clone()).map(|node| Node {
+        name: "RoundBackward1",
+        ..node
+    })
+}
+
+/// [`ops::round_decimals`] recorded: with `out=`, torch's autograd refusal comes before the
+/// kernel's dtype checks.
+pub(crate) fn round_decimals_op(x: &Tensor, decimals: i64, out: Option<&Tensor>) -> Result<Tensor> {
+    let any = requires_grad(x);
+    if let Some(o) = out {
+        if any || requires_grad(o) {
+            return Err(out_error("round"));
+        }
+        return below(|| ops::round_decimals(x, decimals, out));
+    }
+    let result = below(|| ops::round_decimals(x, decimals, None))?;
+    if any {
+        if let Some(node) = round_decimals_node(x, &result) {
+            record(node, std::slice::from_ref(&result));
+        }
+    }
+    Ok(result)
+}
+
+/// [`ops::round_decimals_`] recorded: a leaf that requires grad is refused first.
+pub(crate) fn round_decimals_op_(x: &Tensor, decimals: i64) -> Result<Tensor> {
+    check_inplace(x)?;
+    let wanted = requires_grad(x);
+    let result = below(|| ops::round_decimals_(x, decimals))?;
+    match round_decimals_node(x, &result).filter(|_| wanted) {
         Some(node) => record_inplace(node, x),
         None => record_inplace_bump(x),
     }
@@ -532,7 +612,7 @@ fn binary_grads(
             gb = when(nb, &|| {
                 let (minus_self, shifted) = match a {
                     Operand::Number(s) => (
-                        Operand::Number(neg_scalar(*s)),
+                        Operand::Number(neg_scalar(*s)?),
                         Operand::Number(Scalar::Float(s.to_f64() + 1.0)),
                     ),
                     Operand::Tensor(t) => (
@@ -662,13 +742,18 @@ fn real_nonnegative(e: &Tensor) -> Result<Tensor> {
 }
 
 /// `-s` of a number.
-fn neg_scalar(s: Scalar) -> Scalar {
-    match s {
-        Scalar::Bool(b) => Scalar::Int(-(b as i64)),
+fn neg_scalar(s: Scalar) -> Result<Scalar> {
+    Ok(match s {
+        // c10::Scalar's `operator-` refuses a bool.
+        Scalar::Bool(_) => {
+            return Err(Error::runtime(
+                "torch boolean negative, the `-` operator, is not supported.",
+            ))
+        }
         Scalar::Int(i) => Scalar::Int(i.wrapping_neg()),
         Scalar::Float(f) => Scalar::Float(-f),
         Scalar::Complex(re, im) => Scalar::Complex(-re, -im),
-    }
+    })
 }
 
 /// An operand that must be a tensor for this formula.
@@ -874,6 +959,29 @@ pub(crate) fn compare_op_(op: CompareOp, a: &Tensor, b: Operand) -> Result<Tenso
     Ok(result)
 }
 
+/// The tensor branch of `where` with a Python number for the other, as torch's `Scalar`
+/// overloads pass it on: converted to the result dtype first (`self.to(result_type)`, whose
+/// `ToCopyBackward0` gives a real tensor the real part of a complex gradient), where that
+/// dtype is another.
+fn scalar_overload_inputs(a: Operand, b: Operand) -> Result<(Operand, Operand)> {
+    let promoted = |t: &Tensor, n: &Operand| -> Result<Tensor> {
+        let participants = [IterInput::tensor(t).participant(), n.input().participant()];
+        match crate::result_type::result_type(&participants) {
+            Ok(dtype) => super::views::to_dtype(t, dtype),
+            // A dtype the engine lacks (complex32): the forward raises it.
+            Err(_) => Ok(t.clone()),
+        }
+    };
+    Ok(match (&a, &b) {
+        (Operand::Tensor(t), Operand::Number(_)) => (Operand::Tensor(promoted(t, &b)?), b),
+        (Operand::Number(_), Operand::Tensor(t)) => {
+            let t = promoted(t, &a)?;
+            (a, Operand::Tensor(t))
+        }
+        _ => (a, b),
+    })
+}
+
 /// `torch.where(condition, a, b)` recorded (`WhereBackward0`).
 pub(crate) fn where_op(
     condition: &Tensor,
@@ -888,6 +996,7 @@ pub(crate) fn where_op(
         }
         return below(|| ops::r#where(condition, a, b, out));
     }
+    let (a, b) = scalar_overload_inputs(a, b)?;
     let result = below(|| ops::r#where(condition, a.clone(), b.clone(), None))?;
     if any {
         let c = condition.clone();

@@ -38,7 +38,7 @@ mod sum_to;
 pub(crate) mod ternary;
 pub(crate) mod views;
 
-pub use elementwise::not_differentiable;
+pub use elementwise::{check_autograd_call, not_differentiable};
 pub use graph::Graph;
 pub use sum_to::sum_to;
 pub use ternary::with_aten_name;

@@ -1,6 +1,7 @@
 //! The backward of the reductions: `sum`, `mean` (the gradient expanded back over the
-//! reduced dims), `amax`/`amin` (split evenly among the elements equal to the result), `var`
-//! and `std` with a correction.
+//! reduced dims), `amax`/`amin` (split evenly among the elements equal to the result), `max`/
+//! `min` over one dim (all of it to the selected index) and over every element (split evenly,
+//! on the CPU as torch's `evenly_distribute_backward`), `var` and `std` with a correction.
 
 use super::math::{cmp, div, mul, sub};
 use super::{below, record, requires_grad, Grads, Node};
@@ -260,6 +261,93 @@ pub(crate) fn moment_op(
             g
         };
         var_backward(g, &input, dims.as_deref(), correction, keepdim)
+    });
+    Ok(out)
+}
+
+/// `torch.max(x, dim, keepdim)` / `torch.min` recorded: torch's
+/// `value_selecting_reduction_backward`, the gradient scattered into zeros of the input's shape
+/// at the selected indices (the indices themselves are not differentiable).
+pub(crate) fn indexed_op(
+    x: &Tensor,
+    dim: i64,
+    keepdim: bool,
+    max: bool,
+) -> Result<(Tensor, Tensor)> {
+    let (values, indices) = below(|| {
+        if max {
+            reduce::max_dim(x, dim, keepdim)
+        } else {
+            reduce::min_dim(x, dim, keepdim)
+        }
+    })?;
+    let name = if max { "MaxBackward0" } else { "MinBackward0" };
+    let sizes = x.shape().to_vec();
+    let d = wrap_dim(dim, sizes.len())?;
+    let selected = indices.clone();
+    record_reduction(name, x, &values, move |g| {
+        value_selecting_backward(&g, d, &selected, &sizes, keepdim)
+    });
+    Ok((values, indices))
+}
+
+/// torch's `value_selecting_reduction_backward`: zeros of `sizes` (contiguous, the gradient's
+/// dtype) with each gradient element written at its index along `dim`.
+fn value_selecting_backward(
+    g: &Tensor,
+    dim: usize,
+    indices: &Tensor,
+    sizes: &[usize],
+    keepdim: bool,
+) -> Result<Tensor> {
+    let (g, indices) = if !keepdim && !sizes.is_empty() {
+        (g.unsqueeze(dim as i64)?, indices.unsqueeze(dim as i64)?)
+    } else {
+        (g.clone(), indices.clone())
+    };
+    let mut out = vec![Scalar::Int(0); sizes.iter().product()];
+    let values = g.to_scalars();
+    let at = indices.to_vec::<i64>()?;
+    // Row-major strides of the input, and of the (keepdim) gradient.
+    let strides = crate::layout::contiguous_strides(sizes);
+    let shape = g.shape().to_vec();
+    for (linear, (value, index)) in values.into_iter().zip(at).enumerate() {
+        let mut rest = linear;
+        let mut target = 0usize;
+        for k in (0..shape.len()).rev() {
+            let coord = rest % shape[k];
+            rest /= shape[k];
+            let coord = if k == dim { index as usize } else { coord };
+            target += coord * strides[k];
+        }
+        out[target] = value;
+    }
+    Tensor::from_scalars(&out, g.dtype(), sizes)
+}
+
+/// `torch.max(x)` / `torch.min(x)` recorded: torch's `evenly_distribute_backward` on the CPU,
+/// zeros of the input's shape with the elements equal to the result (the NaNs, for a NaN
+/// result) filled with the gradient over their count.
+pub(crate) fn all_op(x: &Tensor, max: bool) -> Result<Tensor> {
+    let out = below(|| {
+        if max {
+            reduce::max_all(x)
+        } else {
+            reduce::min_all(x)
+        }
+    })?;
+    let name = if max { "MaxBackward1" } else { "MinBackward1" };
+    let (input, result) = (x.clone(), out.clone());
+    record_reduction(name, x, &out, move |g| {
+        let nan_result = matches!(result.to_scalars().first(), Some(Scalar::Float(v)) if v.is_nan());
+        let mask = if nan_result {
+            cmp(CompareOp::Ne, &input, &input)?
+        } else {
+            cmp(CompareOp::Eq, &input, &result)?
+        };
+        let share = div(&g, sum(&mask, &[], false, None)?)?;
+        let zeros = Tensor::zeros(input.shape(), input.dtype())?;
+        masked_fill_(&zeros, &mask, &share)
     });
     Ok(out)
 }

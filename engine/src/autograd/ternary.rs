@@ -8,11 +8,19 @@ use super::{Grads, Node};
 use crate::ops::{self, binary_, AddcOp, BinaryOp, CompareOp, Operand};
 use crate::{Result, Scalar, Tensor};
 
+/// `empty_like(t).fill_(s)`: `fill_` converts `s` to `t`'s dtype with its overflow check
+/// (`value cannot be converted to type c10::BFloat16 without overflow` for `1e300`).
+fn filled_like(s: Scalar, t: &Tensor) -> Result<Tensor> {
+    s.check_fits(t.dtype())?;
+    let e = t.empty_like(t.dtype())?;
+    ops::copy_(&e, s)?;
+    Ok(e)
+}
+
 /// `s - t` as torch's C++ operator writes a number minus a tensor:
 /// `empty_like(t).fill_(s).sub_(t)`, in `t`'s dtype.
 fn number_minus(s: Scalar, t: &Tensor) -> Result<Tensor> {
-    let e = t.empty_like(t.dtype())?;
-    ops::copy_(&e, s)?;
+    let e = filled_like(s, t)?;
     binary_(BinaryOp::Sub(Scalar::Int(1)), &e, t)
 }
 
@@ -20,8 +28,7 @@ fn number_minus(s: Scalar, t: &Tensor) -> Result<Tensor> {
 /// dtype (an integer `t` raises: `result type Float can't be cast to the desired output
 /// type Long`).
 fn number_over(s: Scalar, t: &Tensor) -> Result<Tensor> {
-    let e = t.empty_like(t.dtype())?;
-    ops::copy_(&e, s)?;
+    let e = filled_like(s, t)?;
     binary_(BinaryOp::Div, &e, t)
 }
 

@@ -69,8 +69,30 @@ pub fn matmul(tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
         (1, 2) => mm(&tensor1.unsqueeze(0)?, tensor2)?.squeeze_dims(&[0]),
         (2, 2) => mm(tensor1, tensor2),
         _ if should_fold(tensor1, tensor2)? => folded(tensor1, tensor2),
-        _ => batched(tensor1, tensor2),
+        _ => match squeezed_batch(tensor1, tensor2)? {
+            Some((t1, t2)) => matmul(&t1, &t2),
+            None => batched(tensor1, tensor2),
+        },
     }
+}
+
+/// torch's way around `bmm` for two 3-d operands whose batch sizes differ: an operand with a
+/// batch of 1 that requires grad loses that dim (the first such, `tensor1` before `tensor2`),
+/// and the product is the matmul of the rest, so that its gradient is one `mm` (the result's
+/// strides and the errors then follow the folding path).
+fn squeezed_batch(tensor1: &Tensor, tensor2: &Tensor) -> Result<Option<(Tensor, Tensor)>> {
+    let (s1, s2) = (tensor1.shape(), tensor2.shape());
+    if s1.len() != 3 || s2.len() != 3 || s1[0] == s2[0] {
+        return Ok(None);
+    }
+    let requires_grad = crate::autograd::requires_grad;
+    if s1[0] == 1 && requires_grad(tensor1) {
+        return Ok(Some((tensor1.squeeze_dims(&[0])?, tensor2.clone())));
+    }
+    if s2[0] == 1 && requires_grad(tensor2) {
+        return Ok(Some((tensor1.clone(), tensor2.squeeze_dims(&[0])?)));
+    }
+    Ok(None)
 }
 
 /// The folding path: the larger operand's leading dims are flattened into the rows of a matrix.

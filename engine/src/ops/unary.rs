@@ -286,6 +286,9 @@ fn abs_complex(x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
 /// As for [`unary`] with `round`; then a dtype other than a real floating one (the kernel
 /// `round_vml_cpu` for `decimals=0`, `round_cpu` otherwise).
 pub fn round_decimals(x: &Tensor, decimals: i64, out: Option<&Tensor>) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::round_decimals_op(x, decimals, out);
+    }
     let setup = IterSetup::new(IterConfig::default(), out, vec![IterInput::tensor(x)])?;
     let dtype = setup.check_all_same_dtype()?;
     let iter = setup.finish(dtype)?;
@@ -323,6 +326,9 @@ pub fn round_decimals(x: &Tensor, decimals: i64, out: Option<&Tensor>) -> Result
 /// # Errors
 /// As [`round_decimals`], with `x` as the output.
 pub fn round_decimals_(x: &Tensor, decimals: i64) -> Result<Tensor> {
+    if crate::autograd::recording() {
+        return crate::autograd::elementwise::round_decimals_op_(x, decimals);
+    }
     round_decimals(x, decimals, Some(x))
 }
 

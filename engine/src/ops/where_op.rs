@@ -43,8 +43,11 @@ pub fn r#where(
     let dtype = match result_type(&[a_in.participant(), b_in.participant()]) {
         Ok(dtype) => dtype,
         Err(e) => {
-            // A dtype torch has and the engine does not (complex32): torch's TensorIterator
-            // still raises its shape error first.
+            // A dtype torch has and the engine does not (complex32): torch still refuses a
+            // condition of another dtype first, and its TensorIterator raises its shape error.
+            if !matches!(condition.dtype(), DType::Bool | DType::UInt8) {
+                return Err(condition_error(condition.dtype()));
+            }
             let shapes = [
                 condition.shape(),
                 a_in.as_tensor().shape(),
@@ -79,12 +82,7 @@ pub fn r#where(
             converted = condition.to_dtype(DType::Bool)?;
             &converted
         }
-        _ => {
-            return Err(Error::runtime(format!(
-                "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-                condition.dtype().scalar_type_name()
-            )))
-        }
+        other => return Err(condition_error(other)),
     };
     let a = IterInput::tensor(&a.as_tensor().to_dtype(dtype)?);
     let b = IterInput::tensor(&b.as_tensor().to_dtype(dtype)?);
@@ -101,4 +99,12 @@ pub fn r#where(
     let [c, x, y] = [0, 1, 2].map(|k| iter.inputs()[k].as_tensor());
     dispatch_dtype!(dtype, T => map_ternary(iter.output(), c, x, y, |k: bool, p: T, q: T| if k { p } else { q }))?;
     iter.into_result()
+}
+
+/// torch's refusal of a condition that is neither `bool` nor `uint8`.
+fn condition_error(dtype: DType) -> Error {
+    Error::runtime(format!(
+        "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+        dtype.scalar_type_name()
+    ))
 }

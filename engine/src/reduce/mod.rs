@@ -15,6 +15,7 @@
 
 mod dims;
 mod extrema;
+mod indexed;
 mod moments;
 mod plan;
 mod sum;
@@ -22,6 +23,7 @@ mod walk;
 
 pub use dims::{reduced_shape, reduction_mask, DimCheck};
 pub use extrema::{amax, amin};
+pub use indexed::{max_all, max_dim, min_all, min_dim};
 pub use moments::{moment_over, std, var};
 pub use plan::MAX_WORK;
 pub(crate) use plan::{check_work, strided_positions, typed_slice, ReducePlan};

@@ -6,7 +6,8 @@
 use bcast_engine::autograd::Graph;
 use bcast_engine::complex::Complex;
 use bcast_engine::ops::{binary, clamp_numbers, r#where, BinaryOp};
-use bcast_engine::reduce::mean;
+use bcast_engine::linalg::matmul;
+use bcast_engine::reduce::{max_all, max_dim, mean};
 use bcast_engine::{DType, Scalar, Tensor};
 
 fn f32s(values: &[f32], shape: &[usize]) -> Tensor {
@@ -155,5 +156,68 @@ fn a_complex_product_gets_the_conjugate_gradient() {
     assert_eq!(
         g[0].to_vec::<Complex<f32>>().unwrap(),
         vec![Complex::new(2.0, 4.0)]
+    );
+}
+
+#[test]
+fn max_over_a_dim_sends_the_gradient_to_the_first_index_of_a_tie() {
+    // x = [[5, 1, 5], [2, 7, 7]]; v, i = torch.max(x, 1); grad(v, x, [10, 20]); i == [0, 1]
+    let x = f32s(&[5.0, 1.0, 5.0, 2.0, 7.0, 7.0], &[2, 3]);
+    let mut indices = None;
+    let g = grads(&[x], f32s(&[10.0, 20.0], &[2]), |l| {
+        let (values, i) = max_dim(&l[0], 1, false).unwrap();
+        indices = Some(i);
+        values
+    });
+    assert_eq!(indices.unwrap().to_vec::<i64>().unwrap(), vec![0, 1]);
+    assert_eq!(
+        (g[0].shape(), g[0].to_vec::<f32>().unwrap()),
+        (&[2, 3][..], vec![10.0, 0.0, 0.0, 0.0, 20.0, 0.0])
+    );
+}
+
+#[test]
+fn max_of_every_element_splits_a_tie_evenly() {
+    // x = [[5, 1, 5], [2, 7, 7]]; g = grad(torch.max(x.t()), x, 6.): [[0, 0, 0], [0, 3, 3]],
+    // strides (1, 2) (the transposed view's contiguous zeros, transposed back)
+    let x = f32s(&[5.0, 1.0, 5.0, 2.0, 7.0, 7.0], &[2, 3]);
+    let g = grads(&[x], f32s(&[6.0], &[]), |l| {
+        max_all(&l[0].t().unwrap()).unwrap()
+    });
+    assert_eq!(g[0].to_vec::<f32>().unwrap(), vec![0.0, 0.0, 0.0, 0.0, 3.0, 3.0]);
+    assert_eq!(g[0].strides(), &[1, 2]);
+}
+
+#[test]
+fn matmul_drops_the_unit_batch_of_an_operand_that_requires_grad() {
+    // a = ones(1, 2, 3, requires_grad=True); b = ones(4, 4, 5): torch.matmul(a, b) folds into
+    // mm ("mat1 and mat2 shapes cannot be multiplied (20x4 and 3x2)"); with a not requiring
+    // grad it is bmm ("Expected size for first two dimensions of batch2 tensor to be: [4, 3]
+    // but got: [4, 4].")
+    let a = f32s(&[1.0; 6], &[1, 2, 3]);
+    let b = f32s(&[1.0; 80], &[4, 4, 5]);
+    let mut g = Graph::new();
+    let leaf = g.leaf(&a).unwrap();
+    let folded = g.run(|| matmul(&leaf, &b)).unwrap_err();
+    assert_eq!(
+        folded.message(),
+        "mat1 and mat2 shapes cannot be multiplied (20x4 and 3x2)"
+    );
+    let batched = matmul(&a, &b).unwrap_err();
+    assert_eq!(
+        batched.message(),
+        "Expected size for first two dimensions of batch2 tensor to be: [4, 3] but got: [4, 4]."
+    );
+    // a = arange(6.).reshape(1, 2, 3); b = arange(60.).reshape(4, 3, 5);
+    // grad(a @ b, a, ones(4, 2, 5)): [[[490, 590, 690]] * 2], strides (6, 3, 1)
+    let a = f32s(&(0..6).map(|v| v as f32).collect::<Vec<_>>(), &[1, 2, 3]);
+    let b = f32s(&(0..60).map(|v| v as f32).collect::<Vec<_>>(), &[4, 3, 5]);
+    let ga = grads(&[a], f32s(&[1.0; 40], &[4, 2, 5]), |l| {
+        matmul(&l[0], &b).unwrap()
+    });
+    assert_eq!((ga[0].shape(), ga[0].strides()), (&[1, 2, 3][..], &[6, 3, 1][..]));
+    assert_eq!(
+        ga[0].to_vec::<f32>().unwrap(),
+        vec![490.0, 590.0, 690.0, 490.0, 590.0, 690.0]
     );
 }
