@@ -6,7 +6,7 @@
 
 use super::{Args, CallError, Value};
 use crate::case::Arg;
-use bcast_engine::autograd::not_differentiable;
+use bcast_engine::autograd::{check_autograd_call, not_differentiable};
 use bcast_engine::ops::{
     binary, binary_, compare, compare_, copy_, r#where, round_decimals, round_decimals_, unary,
     unary_, BinaryOp, CompareOp, Operand, UnaryOp,
@@ -277,7 +277,22 @@ fn run(name: &str, form: Form, op: Op, a: &Args) -> Result<Tensor, CallError> {
         }
         Op::Binary(b) => {
             let b = match (b, a.kwarg("rounding_mode")) {
-                (BinaryOp::Div, Some(arg)) => BinaryOp::div_with_mode(Some(a.as_str(arg)?))?,
+                (BinaryOp::Div, Some(arg)) => match BinaryOp::div_with_mode(Some(a.as_str(arg)?)) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        // torch's autograd checks `out=` and a written leaf before the kernel
+                        // reads the mode.
+                        let tensors: Vec<Tensor> = (0..a.len())
+                            .filter_map(|i| match a.get(i) {
+                                Some(arg @ Arg::Tensor(_)) => a.as_tensor(arg).ok(),
+                                _ => None,
+                            })
+                            .collect();
+                        let target = (form == Form::InPlace).then(|| tensors.first()).flatten();
+                        check_autograd_call("div", &tensors, target, out.as_ref())?;
+                        return Err(e.into());
+                    }
+                },
                 (b, _) => b,
             };
             let (first, second, both) = binary_numbers(b, out.is_some());

@@ -285,10 +285,6 @@ impl Backend for ReferenceBackend {
         unsupported_dtype(dtype)
     }
 
-    fn declines(&self, case: &Case) -> Option<String> {
-        grad::declined(case)
-    }
-
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
         run_reference(case)
     }

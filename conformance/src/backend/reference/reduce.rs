@@ -1,6 +1,8 @@
-//! Reductions: `sum`, `mean`, `amax`, `amin`, `var` and `std`, as functions and methods, with
-//! Python's argument forms (`dim` as an int, list, tuple or `None`; `keepdim` positional or by
-//! keyword; `dtype=`; `var`/`std`'s `unbiased` and `correction`).
+//! Reductions: `sum`, `mean`, `amax`, `amin`, `var`, `std`, `max` and `min`, as functions and
+//! methods, with Python's argument forms (`dim` as an int, list, tuple or `None`; `keepdim`
+//! positional or by keyword; `dtype=`; `var`/`std`'s `unbiased` and `correction`). `max` and
+//! `min` of one tensor reduce every element, with a dim they return `(values, indices)`, and of
+//! two tensors they are the element-wise `maximum` and `minimum`.
 
 use super::{Args, CallError, Value};
 use crate::case::Arg;
@@ -14,9 +16,34 @@ pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
     let result = match op {
         "sum" | "mean" | "amax" | "amin" => plain(op, a),
         "var" | "std" => moment(op, a),
+        "max" | "min" => return Some(extremum(name, op == "max", a)),
         _ => return None,
     };
     Some(result.map(Value::Tensor))
+}
+
+/// `max`/`min` in their three overloads, as the parser bound them (the call is canonical:
+/// `dim` and `keepdim` by position).
+fn extremum(name: &str, max: bool, a: &Args) -> Result<Value, CallError> {
+    if matches!(a.get(1), Some(Arg::Tensor(_))) {
+        return super::elementwise::dispatch(name, a).unwrap_or_else(|| {
+            Err(CallError::Unsupported(format!("{name} of two tensors")))
+        });
+    }
+    a.only_kwargs(&[])?;
+    let x = a.tensor(0)?;
+    let Some(dim) = a.get(1) else {
+        let all = if max { reduce::max_all(&x) } else { reduce::min_all(&x) };
+        return Ok(Value::Tensor(all?));
+    };
+    let dim = a.as_int(dim)?;
+    let keepdim = flag(a, a.get(2))?;
+    let (values, indices) = if max {
+        reduce::max_dim(&x, dim, keepdim)
+    } else {
+        reduce::min_dim(&x, dim, keepdim)
+    }?;
+    Ok(Value::Tensors(vec![values, indices]))
 }
 
 /// A `dim` argument: an int, a list or tuple of ints, or `None` (every dim, like `[]`).

@@ -1,5 +1,6 @@
 //! Reductions: `sum`, `mean`, `amax`, `amin`, `var`, `std`, as functions, methods and with
-//! `out=`. Python's overloads map onto tch's: `var(x, unbiased)` and `var(x, dim, unbiased)`
+//! `out=`, and `max`/`min` (of every element, over a dim with indices, or of two tensors,
+//! which the element-wise module runs). Python's overloads map onto tch's: `var(x, unbiased)` and `var(x, dim, unbiased)`
 //! become the `correction` form with `correction = 1` or `0`, as libtorch defines them.
 
 use super::inputs::kind_of;
@@ -21,6 +22,7 @@ pub fn dispatch(name: &str, a: &TchArgs) -> Option<CallResult> {
         "sum" | "mean" => sum_or_mean,
         "amax" | "amin" => amax_or_amin,
         "var" | "std" => var_or_std,
+        "max" | "min" => return Some(max_or_min(base == "max", a, name)),
         _ => return None,
     };
     Some(run(base, a, method, name).map(TchValue::Tensor))
@@ -100,6 +102,28 @@ fn amax_or_amin(base: &str, a: &TchArgs, method: bool, name: &str) -> R {
         (Some(o), false) => x.f_amin_out(&o, dim, keepdim),
     };
     Ok(result?)
+}
+
+/// `max`/`min`: `max(x)`, `max(x, dim, keepdim)` (values and indices), or `max(x, other)`.
+fn max_or_min(max: bool, a: &TchArgs, name: &str) -> CallResult {
+    if matches!(a.get(1), Some(Arg::Tensor(_))) {
+        return super::elementwise::dispatch(name, a)
+            .unwrap_or_else(|| unsupported(format!("tch backend has no {name} of two tensors")));
+    }
+    a.only_kwargs(&[])?;
+    let x = a.tensor(0)?;
+    let Some(dim) = a.get(1) else {
+        let all = if max { x.f_max() } else { x.f_min() };
+        return Ok(TchValue::Tensor(all?));
+    };
+    let dim = a.as_int(dim)?;
+    let keepdim = flag(a, a.get(2))?;
+    let (values, indices) = if max {
+        x.f_max_dim(dim, keepdim)
+    } else {
+        x.f_min_dim(dim, keepdim)
+    }?;
+    Ok(TchValue::Tensors(vec![values, indices]))
 }
 
 /// The arguments of `var`/`std` after Python's overload resolution.
