@@ -134,6 +134,59 @@ impl CaseBuilder {
         name
     }
 
+    /// Gives `storage` literal values drawn from three values of its dtype (for the floating
+    /// dtypes sometimes a NaN too), so that elements tie (tagged `ties`): `maximum`, `amax`,
+    /// `max(dim)` and `clamp` split or route their gradients by ties, and a selecting
+    /// reduction picks the first index of equal elements.
+    ///
+    /// ```
+    /// use bcast_conformance::case::Num;
+    /// use bcast_fuzzing::gen::CaseBuilder;
+    /// use bcast_engine::DType;
+    /// let mut u = arbitrary::Unstructured::new(&[7; 64]);
+    /// let mut b = CaseBuilder::default();
+    /// let s = b.random_fill_storage(&mut u, DType::Float32, 6).unwrap();
+    /// b.tie_values(&mut u, &s).unwrap();
+    /// let values = b.storage_spec(&s).and_then(|s| s.values.clone()).unwrap();
+    /// assert_eq!(values.len(), 6);
+    /// ```
+    pub fn tie_values(&mut self, u: &mut Unstructured, storage: &str) -> GenResult<()> {
+        let Some(spec) = self.storages.get(storage) else {
+            return Ok(());
+        };
+        let Some(dtype) = DType::from_name(&spec.dtype) else {
+            return Ok(());
+        };
+        let len = match (&spec.values, &spec.fill) {
+            (Some(v), _) => v.len(),
+            (None, Some(f)) => f.len,
+            (None, None) => 0,
+        };
+        let mut few = match dtype {
+            DType::Bool => vec![Num::Bool(false), Num::Bool(true)],
+            DType::UInt8 => vec![Num::Int(0), Num::Int(1), Num::Int(2)],
+            d if d.is_complex() => vec![
+                Num::Complex(1.0, 0.0),
+                Num::Complex(0.0, 1.0),
+                Num::Complex(-1.0, 0.5),
+            ],
+            d if d.is_floating() => vec![Num::Float(0.0), Num::Float(1.0), Num::Float(-0.5)],
+            _ => vec![Num::Int(0), Num::Int(1), Num::Int(-1)],
+        };
+        if dtype.is_floating() && u.ratio(1, 6)? {
+            few.push(Num::Float(f64::NAN));
+        }
+        let values = (0..len)
+            .map(|_| u.choose(&few).copied())
+            .collect::<GenResult<Vec<Num>>>()?;
+        if let Some(spec) = self.storages.get_mut(storage) {
+            spec.values = Some(values);
+            spec.fill = None;
+        }
+        self.tag("ties");
+        Ok(())
+    }
+
     /// Adds a storage of `len` elements filled from a random seed (never literal values, so a
     /// large storage stays small on disk).
     pub fn random_fill_storage(

@@ -5,7 +5,7 @@
 //! varargs, as one list, or in the sublist format. A few cases replay the documents' examples.
 
 use super::tolerance::sum_tolerance;
-use super::{CaseBuilder, GenResult};
+use super::{portable_product_values, CaseBuilder, GenResult};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case};
 use bcast_engine::DType;
@@ -187,8 +187,48 @@ fn spoil(u: &mut Unstructured, equation: &mut String) -> GenResult<()> {
     Ok(())
 }
 
+/// The dtypes the `einsum` family draws its operands from (float32 twice as often).
+const EINSUM_DTYPES: [DType; 5] = [
+    DType::Float32,
+    DType::Float32,
+    DType::Float64,
+    DType::Int64,
+    DType::Bool,
+];
+
+/// The six floating and complex dtypes, for the `grad` family's einsum cases.
+const FLOATING_DTYPES: [DType; 6] = [
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
+
 /// One case of the `einsum` family.
 pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
+    einsum_case_of(u, &EINSUM_DTYPES)
+}
+
+/// A case of the `einsum` family's calls on the six floating and complex dtypes, for the
+/// `grad` family (their values as [`portable_product_values`] leaves them; the `einsum`
+/// family keeps its draws, so `einsum.json` stays what its command writes).
+///
+/// ```
+/// use bcast_fuzzing::gen::floating_einsum_case;
+/// let bytes: Vec<u8> = (0..255).cycle().take(2000).collect();
+/// let case = floating_einsum_case(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
+/// assert_eq!(case.call.fn_, "torch.einsum");
+/// ```
+pub fn floating_einsum_case(u: &mut Unstructured) -> GenResult<Case> {
+    let mut case = einsum_case_of(u, &FLOATING_DTYPES)?;
+    portable_product_values(&mut case);
+    Ok(case)
+}
+
+/// An `einsum` case whose operands' dtype is drawn from `dtypes` (now and then another).
+fn einsum_case_of(u: &mut Unstructured, dtypes: &[DType]) -> GenResult<Case> {
     if u.ratio(1, 30)? {
         return document_case(u);
     }
@@ -199,13 +239,7 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
     } else {
         None
     };
-    let dtype = *u.choose(&[
-        DType::Float32,
-        DType::Float32,
-        DType::Float64,
-        DType::Int64,
-        DType::Bool,
-    ])?;
+    let dtype = *u.choose(dtypes)?;
     let mut dtypes = vec![dtype];
     let mut names = Vec::new();
     for shape in &d.shapes {

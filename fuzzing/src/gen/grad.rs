@@ -12,32 +12,48 @@
 
 use super::registry::find_family;
 use super::tolerance::grad_tolerance;
-use super::{consistent_alpha, consistent_remainders, random_view, CaseBuilder, GenResult};
+use super::{
+    consistent_alpha, consistent_remainders, floating_einsum_case, floating_matmul_case,
+    floating_reduce_case, random_view, CaseBuilder, GenResult,
+};
 use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{
-    Arg, Case, Fill, FillKind, GradSpec, Outcome, ResultValue, StorageSpec, TensorSpec,
+    Arg, Case, Fill, FillKind, GradSpec, Num, Outcome, ResultValue, StorageSpec, TensorSpec,
+    Tolerance,
 };
 use bcast_engine::DType;
 
-/// The families a gradient case starts from, each as often as it is listed.
+/// The families a gradient case starts from, each as often as it is listed; `matmul_float`,
+/// `einsum_float` and `reduce_float` are those families' calls on the six floating and
+/// complex dtypes ([`floating_matmul_case`], [`floating_einsum_case`],
+/// [`floating_reduce_case`]), which they draw seldom or never.
 const INNER: &[&str] = &[
     "binary",
     "binary",
     "binary",
     "unary",
     "unary",
+    "unary_more",
+    "unary_more",
     "binary_math",
     "binary_math",
+    "ternary",
     "ternary",
     "ternary",
     "where",
     "reduce",
-    "reduce",
+    "reduce_float",
+    "max_min",
+    "max_min",
     "matmul",
+    "matmul_float",
+    "matmul_float",
     "einsum",
+    "einsum_float",
     "expand",
     "broadcast_tensors",
+    "views",
     "views",
     "views",
     "copy",
@@ -49,6 +65,16 @@ const INNER: &[&str] = &[
     "reflected",
 ];
 
+/// The generator of an entry of [`INNER`].
+fn inner_generator(name: &str) -> Option<fn(&mut Unstructured) -> GenResult<Case>> {
+    match name {
+        "matmul_float" => Some(floating_matmul_case),
+        "einsum_float" => Some(floating_einsum_case),
+        "reduce_float" => Some(floating_reduce_case),
+        _ => find_family(name).map(|f| f.generate),
+    }
+}
+
 /// Results above this many elements are not differentiated: their upstream gradients would
 /// have to be stored, and torch's backward would walk every element.
 pub const MAX_GRAD_RESULT: usize = 1 << 16;
@@ -57,15 +83,19 @@ pub const MAX_GRAD_RESULT: usize = 1 << 16;
 /// small enough ([`MAX_GRAD_RESULT`]).
 const DRAWS: usize = 8;
 
-/// One gradient case.
+/// One gradient case: a case of one of the [`INNER`] families, now and then spelled another
+/// way torch has ([`respell`]), with ties among its values for the ops whose gradients depend
+/// on them ([`with_ties`]), and its gradients asked for ([`with_grad`]).
 pub fn grad_case(u: &mut Unstructured) -> GenResult<Case> {
     for _ in 0..DRAWS {
         let name = *u.choose(INNER)?;
-        let family = find_family(name).ok_or(arbitrary::Error::IncorrectFormat)?;
-        let mut inner = (family.generate)(u)?;
+        let generate = inner_generator(name).ok_or(arbitrary::Error::IncorrectFormat)?;
+        let mut inner = generate(u)?;
         consistent_alpha(&mut inner);
         consistent_remainders(&mut inner);
-        if let Some(case) = with_grad(u, inner)? {
+        let inner = respell(u, inner)?;
+        let inner = with_ties(u, inner)?;
+        if let Some(case) = with_grad_drawn(u, inner, true)? {
             return Ok(case);
         }
     }
@@ -76,10 +106,135 @@ pub fn grad_case(u: &mut Unstructured) -> GenResult<Case> {
     with_grad(u, case)?.ok_or(arbitrary::Error::IncorrectFormat)
 }
 
+/// The other spellings torch has of a call (an alias, the function form of a method, the
+/// two-tensor overload of `max`), by `fn`: each with the way its arguments change.
+fn spellings(case: &Case) -> Vec<(String, Respelled)> {
+    let fn_ = case.call.fn_.as_str();
+    let kw = |k: &str| case.call.kwargs.contains_key(k);
+    let two_tensors = case.call.args.len() == 2
+        && case.call.args.iter().all(|a| matches!(a, Arg::Tensor(_)))
+        && case.call.kwargs.is_empty();
+    let same = |names: &[&str]| -> Vec<(String, Respelled)> {
+        names
+            .iter()
+            .map(|n| (n.to_string(), Respelled::Same))
+            .collect()
+    };
+    match fn_ {
+        "Tensor.unsqueeze" | "Tensor.squeeze" | "Tensor.transpose" | "Tensor.t"
+        | "Tensor.narrow" | "Tensor.select" | "Tensor.as_strided" | "Tensor.clone" => {
+            same(&[&fn_.replacen("Tensor.", "torch.", 1)])
+        }
+        "Tensor.permute" => vec![("torch.permute".into(), Respelled::TupleSizes)],
+        "Tensor.reshape" => vec![("torch.reshape".into(), Respelled::TupleSizes)],
+        "Tensor.expand" => vec![("Tensor.broadcast_to".into(), Respelled::TupleSizes)],
+        "torch.broadcast_to" => same(&["Tensor.broadcast_to"]),
+        "torch.sub" if !kw("alpha") => same(&["torch.subtract"]),
+        "Tensor.sub_" if !kw("alpha") => same(&["Tensor.subtract_"]),
+        "torch.mul" => same(&["torch.multiply"]),
+        "Tensor.mul_" => same(&["Tensor.multiply_"]),
+        "torch.div" | "Tensor.div" if !kw("rounding_mode") => same(&[
+            &fn_.replacen("div", "true_divide", 1),
+            &fn_.replacen("div", "divide", 1),
+        ]),
+        "Tensor.div_" if !kw("rounding_mode") => {
+            same(&["Tensor.true_divide_", "Tensor.divide_"])
+        }
+        "torch.maximum" | "Tensor.maximum" if two_tensors => {
+            same(&[&fn_.replacen("maximum", "max", 1)])
+        }
+        "torch.minimum" | "Tensor.minimum" if two_tensors => {
+            same(&[&fn_.replacen("minimum", "min", 1)])
+        }
+        // `atan2` itself is drawn seldom: respelled a quarter of the time.
+        "torch.atan2" | "Tensor.atan2" | "Tensor.atan2_" => {
+            same(&[fn_, &fn_.replacen("atan2", "arctan2", 1)])
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// How a respelled call's arguments change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Respelled {
+    /// They stay as they are.
+    Same,
+    /// The sizes or dims given as separate ints become one tuple (`x.permute(1, 0)` is
+    /// `torch.permute(x, (1, 0))`).
+    TupleSizes,
+}
+
+/// `case` spelled another way torch has, half the time there is one (see [`spellings`]), when
+/// torch's argument parser binds the new spelling as it did the old one.
+fn respell(u: &mut Unstructured, case: Case) -> GenResult<Case> {
+    let options = spellings(&case);
+    if options.is_empty() || !u.ratio(1, 2)? {
+        return Ok(case);
+    }
+    let (fn_, how) = u.choose(&options)?.clone();
+    let mut out = case.clone();
+    out.call.fn_ = fn_;
+    if how == Respelled::TupleSizes {
+        for arg in out.call.args.iter_mut().skip(1) {
+            if let Arg::Ints(sizes) = arg {
+                *arg = Arg::Tuple(sizes.clone());
+            }
+        }
+    }
+    let binds = |c: &Case| bcast_case::pyargs::check_call(c).is_ok();
+    Ok(if binds(&out) == binds(&case) { out } else { case })
+}
+
+/// The ops whose gradients depend on ties among their values: `maximum`/`minimum` (and
+/// `max`/`min` of two tensors) split a tie evenly, `fmax`/`fmin` and `clamp` send it to one
+/// side, `amax`/`amin` share it, `max(dim)` gives it to the first index.
+fn ties_matter(fn_: &str) -> bool {
+    let base = fn_.rsplit('.').next().unwrap_or(fn_).trim_end_matches('_');
+    matches!(
+        base,
+        "maximum"
+            | "minimum"
+            | "max"
+            | "min"
+            | "fmax"
+            | "fmin"
+            | "amax"
+            | "amin"
+            | "clamp"
+            | "clamp_min"
+            | "clamp_max"
+    )
+}
+
+/// `case` with its input storages tied ([`CaseBuilder::tie_values`]) half the time its op's
+/// gradients depend on ties ([`ties_matter`]).
+fn with_ties(u: &mut Unstructured, case: Case) -> GenResult<Case> {
+    if !ties_matter(&case.call.fn_) || !u.ratio(1, 2)? {
+        return Ok(case);
+    }
+    let mut b = CaseBuilder::of(&case);
+    let storages: Vec<String> = case.storages.keys().cloned().collect();
+    for s in &storages {
+        b.tie_values(u, s)?;
+    }
+    Ok(b.finish(&case.call.fn_, case.call.args.clone()))
+}
+
 /// `case` with gradients asked for: which tensors require grad, which the call gets as
 /// clones, and an upstream gradient per result; `None` when a result has more than
 /// [`MAX_GRAD_RESULT`] elements.
 pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Option<Case>> {
+    with_grad_drawn(u, case, false)
+}
+
+/// [`with_grad`]; with `redraw_raising`, also `None` three times in four when the call raises
+/// whether or not anything requires grad (the forward corpus has such cases: a gradient case
+/// is worth most where the backward runs).
+fn with_grad_drawn(
+    u: &mut Unstructured,
+    case: Case,
+    redraw_raising: bool,
+) -> GenResult<Option<Case>> {
     let mut b = CaseBuilder::of(&case);
     b.tag("grad");
     let dtype_of = |name: &str| {
@@ -96,7 +251,7 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Option<Case>> {
         let wanted = if differentiable(name) {
             u.ratio(3, 4)?
         } else {
-            u.ratio(1, 48)?
+            u.ratio(1, 120)?
         };
         if wanted {
             wrt.push(name.clone());
@@ -107,7 +262,7 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Option<Case>> {
             Some(n) => wrt.push(n.clone()),
             // No floating input: now and then a case of torch's refusal, else another draw.
             None => match inputs.first() {
-                Some(n) if u.ratio(1, 16)? => wrt.push(n.clone()),
+                Some(n) if u.ratio(1, 32)? => wrt.push(n.clone()),
                 _ => return Ok(None),
             },
         }
@@ -130,11 +285,11 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Option<Case>> {
             return Ok(None);
         }
     }
-    let Some(upstream) = upstream_gradients(u, &mut b, &case, &clone)? else {
+    let Some(upstream) = upstream_gradients(u, &mut b, &case, &clone, redraw_raising)? else {
         return Ok(None);
     };
     let spec = GradSpec {
-        tolerance: grad_tolerance(&b),
+        tolerance: grad_tolerance(&b).map(|t| cancelling(t, &case.call.fn_)),
         wrt,
         clone,
         upstream,
@@ -142,6 +297,22 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Option<Case>> {
     let mut out = b.finish(&case.call.fn_, case.call.args.clone());
     out.grad = Some(spec);
     Ok(Some(out))
+}
+
+/// The gradient tolerance of a call whose gradients sum terms torch rounds loosely: `pow`'s
+/// (and `float_power`'s) come from torch's vectorised `pow`, within an ulp of the exact
+/// value, and summed over broadcast dims terms of magnitude up to a thousand can cancel to a
+/// small gradient, so `atol` is at least `rtol` times a thousand.
+fn cancelling(t: Tolerance, fn_: &str) -> Tolerance {
+    let base = fn_.rsplit('.').next().unwrap_or(fn_).trim_end_matches('_');
+    if matches!(base, "pow" | "__rpow__" | "float_power") {
+        Tolerance {
+            atol: t.atol.max(t.rtol * 1e3),
+            ..t
+        }
+    } else {
+        t
+    }
 }
 
 /// The tensors the call reads, by name, in order, once each: positional and keyword tensor
@@ -184,12 +355,14 @@ fn written_tensor(case: &Case) -> Option<String> {
 /// An upstream gradient for each result tensor of the call (the reference engine's forward
 /// of the call as the gradient case makes it gives their shapes and dtypes: see
 /// [`grad_mode_call`]), `None` for the integer results beside floating ones (`max`'s
-/// indices); none when the call raises; `None` in all when a result is too large.
+/// indices); none when the call raises; `None` in all when a result is too large, and (with
+/// `redraw_raising`) three times in four when the call raises.
 fn upstream_gradients(
     u: &mut Unstructured,
     b: &mut CaseBuilder,
     case: &Case,
     clone: &[String],
+    redraw_raising: bool,
 ) -> GenResult<Option<Vec<Option<String>>>> {
     let results = match run_reference(&grad_mode_call(case, clone)) {
         Ok(Outcome::Ok(ok)) => match ok.result {
@@ -197,6 +370,9 @@ fn upstream_gradients(
             ResultValue::Tensors(ts) => ts,
             _ => vec![],
         },
+        // A call that raises whether or not anything requires grad is the forward corpus's
+        // case: kept one time in four, else another draw.
+        Ok(Outcome::Error(_)) if redraw_raising && u.ratio(3, 4)? => return Ok(None),
         _ => vec![],
     };
     let typed: Vec<(Vec<usize>, DType)> = results
@@ -227,13 +403,38 @@ fn upstream_gradients(
         if any_floating && !floating {
             upstream.push(None);
         } else {
-            // Laid out like an input, but tagged as nothing: the tags speak of the call.
+            // Laid out like an input, but tagged as nothing: the tags speak of the call. A
+            // product's backward is a product too: a complex or `bfloat16` upstream has no
+            // edge values (see `portable_product_values`).
             let view = random_view(u, &shape, true)?;
-            let storage = b.storage(u, dtype, view.storage_len)?;
+            let edgy = dtype.is_complex() || dtype == DType::BFloat16;
+            let storage = if edgy && is_product(&case.call.fn_) {
+                b.random_fill_storage(u, dtype, view.storage_len)?
+            } else {
+                b.storage(u, dtype, view.storage_len)?
+            };
+            if dtype == DType::BFloat16 {
+                // A backward sums the upstream over broadcast dims in float32, where two of
+                // bfloat16's largest values overflow or not by the order of the sum.
+                b.map_values(&storage, |v| match v {
+                    Num::Float(f) if f.is_finite() && f.abs() >= 1e30 => Num::Float(-2.5),
+                    other => other,
+                });
+            }
             upstream.push(Some(b.tensor(&storage, &shape, &view)));
         }
     }
     Ok(Some(upstream))
+}
+
+/// Whether a call is a matrix product (`matmul` and its operators, `mm`, `bmm`, `mv`, `dot`),
+/// whose complex and half-precision forms torch runs through its BLAS kernels.
+fn is_product(fn_: &str) -> bool {
+    let base = fn_.rsplit('.').next().unwrap_or(fn_);
+    matches!(
+        base,
+        "matmul" | "__matmul__" | "__rmatmul__" | "mm" | "bmm" | "mv" | "dot"
+    )
 }
 
 /// The call as a gradient case runs it, for the shapes and dtypes of its results: each cloned

@@ -6,7 +6,7 @@
 use super::tolerance::sum_tolerance;
 use super::{CaseBuilder, GenResult, ViewKind, ViewSpec};
 use arbitrary::Unstructured;
-use bcast_conformance::case::{Arg, Case};
+use bcast_conformance::case::{Arg, Case, Num};
 use bcast_engine::layout::contiguous_strides;
 use bcast_engine::DType;
 
@@ -55,8 +55,84 @@ fn batch_shapes(
     Ok((b1, b2))
 }
 
+/// A dtype for a product whose gradients are asked for: one of the six floating and complex
+/// dtypes (`matmul` of half-precision and complex operands on the CPU included).
+fn floating_dtype(u: &mut Unstructured) -> GenResult<DType> {
+    Ok(*u.choose(&[
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float32,
+        DType::Float64,
+        DType::Complex64,
+        DType::Complex128,
+    ])?)
+}
+
 /// One case of the `matmul` family.
 pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
+    product_case(u, product_dtype)
+}
+
+/// A case of the `matmul` family's calls on the six floating and complex dtypes, for the
+/// `grad` family (the `matmul` family itself keeps its draws, so `matmul.json` stays what its
+/// command writes).
+///
+/// ```
+/// use bcast_fuzzing::gen::floating_matmul_case;
+/// let bytes: Vec<u8> = (0..255).collect();
+/// let case = floating_matmul_case(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
+/// assert!(case.storages.values().all(|s| s.dtype.starts_with("float") || s.dtype.starts_with("complex") || s.dtype == "bfloat16"));
+/// ```
+pub fn floating_matmul_case(u: &mut Unstructured) -> GenResult<Case> {
+    let mut case = product_case(u, floating_dtype)?;
+    portable_product_values(&mut case);
+    Ok(case)
+}
+
+/// Replaces the literal values whose products torch computes one way on one machine and
+/// another way elsewhere by -2.5: the infinite and NaN parts of complex values (torch's
+/// complex products on the CPU go through its BLAS, whose handling of them is its own: a
+/// result that would be `inf - inf j` comes out `nan + nan j`, from the scaling by
+/// `alpha = 1 + 0j`, and others `nan - inf j`), and the `bfloat16` values near its largest
+/// (products that overflow `float32` are infinite or not by how the kernel accumulates: with
+/// fused multiply-adds, or in pairs as the AVX512-BF16 instructions do).
+///
+/// ```
+/// use bcast_conformance::case::Num;
+/// use bcast_fuzzing::gen::portable_product_values;
+/// let mut case: bcast_conformance::case::Case = serde_json::from_value(serde_json::json!({
+///     "id": "c", "storages": {"s": {"dtype": "complex64", "values": [["inf", 1.0], [2.0, "nan"]]},
+///                             "b": {"dtype": "bfloat16", "values": [3.3895313892515355e38, "inf"]}},
+///     "call": {"fn": "torch.matmul"}, "expect": {"error": {"type": "RuntimeError", "message": "m"}}
+/// })).unwrap();
+/// portable_product_values(&mut case);
+/// assert_eq!(case.storages["s"].values.clone().unwrap(), [Num::Complex(-2.5, 1.0), Num::Complex(2.0, -2.5)]);
+/// assert_eq!(case.storages["b"].values.clone().unwrap()[0], Num::Float(-2.5));
+/// ```
+pub fn portable_product_values(case: &mut Case) {
+    let finite = |v: f64| if v.is_finite() { v } else { -2.5 };
+    for storage in case.storages.values_mut() {
+        let dtype = DType::from_name(&storage.dtype);
+        let Some(values) = storage.values.as_mut() else {
+            continue;
+        };
+        for v in values.iter_mut() {
+            *v = match (*v, dtype) {
+                (Num::Complex(re, im), _) => Num::Complex(finite(re), finite(im)),
+                (Num::Float(f), Some(DType::BFloat16)) if f.is_finite() && f.abs() >= 1e30 => {
+                    Num::Float(-2.5)
+                }
+                (other, _) => other,
+            };
+        }
+    }
+}
+
+/// A product case whose operands' dtypes `dtype` draws.
+fn product_case(
+    u: &mut Unstructured,
+    dtype: fn(&mut Unstructured) -> GenResult<DType>,
+) -> GenResult<Case> {
     if u.ratio(1, 30)? {
         return document_case(u);
     }
@@ -93,9 +169,9 @@ pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
         1 => vec![k2],
         _ => [&batch2[..], &[k2, p]].concat(),
     };
-    let d1 = product_dtype(u)?;
+    let d1 = dtype(u)?;
     let d2 = if u.ratio(1, 6)? {
-        product_dtype(u)?
+        dtype(u)?
     } else {
         d1
     };

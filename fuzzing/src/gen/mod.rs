@@ -21,6 +21,7 @@ mod grad;
 mod inplace;
 mod layouts;
 mod matmul;
+mod max_min;
 mod operands;
 mod out;
 mod promotion;
@@ -38,6 +39,9 @@ pub mod views;
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
+pub use einsum::floating_einsum_case;
+pub use matmul::{floating_matmul_case, portable_product_values};
+pub use reduce::floating_reduce_case;
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
     approximate, consistent_alpha, consistent_divisor, consistent_remainder, consistent_remainders,

@@ -57,15 +57,50 @@ fn pick_dim_arg(u: &mut Unstructured, ndim: usize) -> GenResult<Option<Arg>> {
     }))
 }
 
+/// One of the six floating and complex dtypes, for the `grad` family's reductions.
+fn floating_dtype(u: &mut Unstructured, _floating: bool) -> GenResult<DType> {
+    Ok(*u.choose(&[
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float32,
+        DType::Float64,
+        DType::Complex64,
+        DType::Complex128,
+    ])?)
+}
+
 /// One case of the `reduce` family.
 pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
+    reduce_case_of(u, pick_dtype)
+}
+
+/// A case of the `reduce` family's calls on the six floating and complex dtypes, for the
+/// `grad` family (the `reduce` family keeps its draws, so `reduce.json` stays what its
+/// command writes).
+///
+/// ```
+/// use bcast_fuzzing::gen::floating_reduce_case;
+/// let bytes: Vec<u8> = (0..255).collect();
+/// let case = floating_reduce_case(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
+/// assert!(case.storages.values().all(|s| s.dtype.contains("float") || s.dtype.starts_with("complex")));
+/// ```
+pub fn floating_reduce_case(u: &mut Unstructured) -> GenResult<Case> {
+    reduce_case_of(u, floating_dtype)
+}
+
+/// A reduction case whose input's dtype `dtype` draws (told whether the op takes only
+/// floating inputs).
+fn reduce_case_of(
+    u: &mut Unstructured,
+    dtype: fn(&mut Unstructured, bool) -> GenResult<DType>,
+) -> GenResult<Case> {
     if u.ratio(1, 30)? {
         return document_case(u);
     }
     let mut b = CaseBuilder::default();
     let op = *u.choose(&OPS)?;
     let moment = op == "var" || op == "std";
-    let dtype = pick_dtype(u, op != "sum" && op != "amax" && op != "amin")?;
+    let dtype = dtype(u, op != "sum" && op != "amax" && op != "amin")?;
     let limits = ShapeLimits {
         max_ndim: 4,
         max_size: 4,

@@ -187,6 +187,12 @@ pub fn families() -> &'static [Family] {
             enumeration: None,
         },
         Family {
+            name: "max_min",
+            about: "torch.max/min and the methods as reductions: of every element, over a dim with (values, indices), keepdim, ties and NaN (the first index), 0-d and zero-size, complex refused",
+            generate: super::max_min::max_min_case,
+            enumeration: None,
+        },
+        Family {
             name: GRAD_FAMILY,
             about: "gradients (schema 3): a case of a differentiable family with some inputs requiring grad (integer ones refused), in-place calls on clones, an upstream gradient per result",
             generate: super::grad::grad_case,
