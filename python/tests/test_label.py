@@ -141,6 +141,21 @@ class Label(unittest.TestCase):
         self.assertIn("left out c0: outside the schema: a torch.complex32 result", err.getvalue())
         self.assertIn("left out c2: torch computes it in complex32", err.getvalue())
 
+    def test_a_backward_torch_computes_in_complex32_is_left_out(self):
+        # clamp(float16, min=1.5+0j) returns float16, but its backward compares the input with
+        # the complex bound in ComplexHalf: `"ge_cpu" not implemented for 'ComplexHalf'`.
+        case = {"id": "h", "storages": {"s": {"dtype": "float16", "values": [1.0, 2.0]}},
+                "tensors": {"t": {"storage": "s", "shape": [2], "strides": [1], "offset": 0},
+                            "g": {"storage": "s", "shape": [2], "strides": [1], "offset": 0}},
+                "call": {"fn": "torch.clamp", "args": [{"tensor": "t"}, {"complex": [1.5, 0.0]}, {"float": 4.0}]},
+                "grad": {"wrt": ["t"], "upstream": ["g"]}}
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            kept = label.label([case])
+        self.assertEqual(kept, [])
+        self.assertIn("left out h: torch computes it in complex32: \"ge_cpu\" not implemented for 'ComplexHalf'",
+                      err.getvalue())
+
     def test_an_internal_assert_of_torch_is_left_out_unless_the_case_asks_for_it(self):
         # The backward of torch.pow(True, t) fails an internal assert in torch 2.13.0.
         case = {"id": "p", "storages": {"s": {"dtype": "float32", "values": [1.0, 2.0]}},

@@ -132,7 +132,7 @@ OPS.update({
     "torch.broadcast_shapes": broadcast_shapes,
     "torch.where": lambda c, x, y: xp.where(c, x, y),
     "Tensor.where": lambda x, c, y: xp.where(c, x, y),
-    "torch.max": lambda a, b: xp.maximum(a, b),
+    "torch.max": dense.of_two_tensors(xp.maximum),
     "Tensor.copy_": None,  # in place only: declined
     "getitem": None,       # x[index], see dense.call
 })

@@ -92,6 +92,17 @@ def unpack_tensors(items):
     return list(items)
 
 
+def of_two_tensors(maximum):
+    """torch.max/torch.min(a, b) of two tensors: the library's element-wise `maximum` (or
+    `minimum`). torch's reductions of the same names (one tensor, or a dim with indices) have no
+    mapping here: such a call is unsupported, not answered with the element-wise op."""
+    def run(a, b=None, *rest, **kwargs):
+        if b is None or isinstance(b, (bool, int)) or rest or kwargs:
+            raise Unsupported("torch.max/min as a reduction (of every element, or over a dim) is not mapped")
+        return maximum(a, b)
+    return run
+
+
 def var_args(dim=None, unbiased=None, keepdim=False, correction=None):
     """torch.var/std's overloads, (input, dim, unbiased, keepdim, *, correction) with a bool
     second argument read as unbiased, as (axis, ddof, keepdims)."""

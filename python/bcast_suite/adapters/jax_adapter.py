@@ -154,7 +154,7 @@ OPS.update({
     "torch.broadcast_shapes": broadcast_shapes,
     "torch.where": lambda c, x, y: jnp.where(c, x, y),
     "Tensor.where": lambda x, c, y: jnp.where(c, x, y),
-    "torch.max": lambda a, b: jnp.maximum(a, b),
+    "torch.max": dense.of_two_tensors(jnp.maximum),
     "torch.einsum": einsum,
     "Tensor.copy_": None,  # in place only: declined
     "getitem": None,       # x[index], see dense.call
