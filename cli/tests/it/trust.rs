@@ -121,6 +121,23 @@ fn negative_offsets_and_strides_in_an_answer_are_outside_the_schema() {
         t.contains("its outcome does not fit the schema (-1 is negative, and a stride, storage offset or sample index never is"),
         "{t}"
     );
+    // An offset inside the schema is still compared: a fresh result starts where torch's does.
+    let out = bcast(&[
+        "run",
+        ADAPTERS,
+        "--format",
+        "short",
+        "--backend",
+        &impostor("offset", "5", ADAPTERS),
+    ]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let (_, _, failed, _) = counts(&out);
+    assert_eq!(failed, fresh, "{t}");
+    assert!(
+        t.contains("aliasing: result.offset: expected 0, got 5"),
+        "{t}"
+    );
     let out = bcast(&[
         "run",
         EXPAND,
