@@ -7,7 +7,7 @@ use super::gate::{bcast, counts, hostile, repo, shell_quote, text, EXPAND};
 use super::jobs::numel_fixture;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `impostor.py MODE ARG FIXTURE` as a `--backend` value.
 fn impostor(mode: &str, arg: &str, fixture: &str) -> String {
@@ -24,9 +24,10 @@ fn arg(path: &Path) -> String {
 }
 
 /// Runs `bcast`, killing it if it has not ended after `limit` (then `None`): for options that
-/// once made it run without end. The limit is far above what the refusal takes.
+/// once made it run without end. The limit is far above what the refusal takes; a thread waits
+/// for the exit, and nothing polls.
 fn bcast_within(args: &[&str], limit: Duration) -> Option<Output> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bcast"))
+    let child = Command::new(env!("CARGO_BIN_EXE_bcast"))
         .args(args)
         .current_dir(repo())
         .stdin(Stdio::null())
@@ -34,16 +35,21 @@ fn bcast_within(args: &[&str], limit: Duration) -> Option<Output> {
         .stderr(Stdio::piped())
         .spawn()
         .expect("bcast runs");
-    let started = Instant::now();
-    while started.elapsed() < limit {
-        if child.try_wait().unwrap().is_some() {
-            return Some(child.wait_with_output().unwrap());
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    let pid = child.id();
+    let (done, exited) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let output = child.wait_with_output().unwrap();
+        let _ = done.send(());
+        output
+    });
+    let ended = exited.recv_timeout(limit).is_ok();
+    if !ended {
+        // SAFETY: kill has no memory effects; the pid is the child's, not yet reaped (the
+        // waiter reaps it only once it has exited).
+        unsafe { libc::kill(libc::pid_t::try_from(pid).expect("a pid"), libc::SIGKILL) };
     }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
+    let output = waiter.join().unwrap();
+    ended.then_some(output)
 }
 
 #[test]
