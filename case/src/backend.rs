@@ -82,7 +82,7 @@ pub struct Declines {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_input_elements: Option<u64>,
     /// Cases whose outcome depends on the inputs' strides, not only on their values: a
-    /// [`STRIDE_DEPENDENT_OPS`] op given a strided input (`Tensor.view` of a transposed view
+    /// `STRIDE_DEPENDENT_OPS` op given a strided input (`Tensor.view` of a transposed view
     /// raises), and a write (in place, `out=`) into a view whose elements overlap.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stride_dependent: bool,

@@ -179,7 +179,7 @@ impl UnaryOp {
 /// # Errors
 /// torch's, in its order: `neg` of a bool tensor, `floor`/`ceil`/`trunc`/`sign` of a complex
 /// one; overlap of `out`; the shape of `out` where it cannot be resized; the dtype of `out`;
-/// then the kernel's refusal of the dtype ([`kernel_refusal`]).
+/// then the kernel's refusal of the dtype (`kernel_refusal`).
 pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::elementwise::unary_op(op, x, out);
