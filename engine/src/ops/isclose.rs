@@ -91,10 +91,18 @@ fn isfinite(x: &Tensor) -> Result<Tensor> {
 /// `torch.equal(a, b)`: whether the shapes are equal and every element equal after promotion.
 ///
 /// # Errors
-/// None in practice (the comparison of same-shape tensors).
+/// Same-shape tensors whose promoted dtype is `complex32`: torch's `equal_cpu` kernel has no
+/// `ComplexHalf` (empty or not).
 pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
     if a.shape() != b.shape() {
         return Ok(false);
+    }
+    let common = crate::result_type::result_type(&[
+        crate::result_type::Participant::tensor(a.dtype(), a.ndim()),
+        crate::result_type::Participant::tensor(b.dtype(), b.ndim()),
+    ]);
+    if common == DType::Complex32 {
+        return Err(super::not_implemented("equal_cpu", common));
     }
     let eq = compare(CompareOp::Eq, a, b, None)?;
     Ok(eq.to_vec::<bool>()?.into_iter().all(|e| e))

@@ -374,6 +374,9 @@ fn kernel_refusal(op: UnaryOp, dtype: DType) -> Option<Error> {
 fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
     let (out, x) = (iter.output(), iter.inputs()[0].as_tensor());
     if op.family() == Family::Logical {
+        if x.dtype() == DType::Complex32 {
+            return Err(not_implemented("logical_not_cpu", DType::Complex32));
+        }
         return crate::dispatch_dtype!(x.dtype(), T => map_unary(out, x, |v: T| !v.cast::<bool>()));
     }
     if let Some(e) = kernel_refusal(op, x.dtype()) {
@@ -402,6 +405,7 @@ fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
         },
         DType::Float32 => run_real::<f32>(op, out, x),
         DType::Float64 => run_real::<f64>(op, out, x),
+        DType::Complex32 => run_complex_half(op, out, x),
         DType::Complex64 => run_complex::<f32>(op, out, x),
         DType::Complex128 => run_complex::<f64>(op, out, x),
     }
@@ -518,6 +522,38 @@ where
         | UnaryOp::BitwiseNot => return Err(Error::internal(format!("{} on complex", op.name()))),
     };
     map_unary(out, x, f)
+}
+
+/// `complex32`: torch's CPU kernels have `neg` and `abs` for `ComplexHalf`, and name their
+/// kernel for the others.
+fn run_complex_half(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
+    use super::complex_half as h;
+    let kernel = match op {
+        UnaryOp::Neg => return map_unary(out, x, h::neg),
+        UnaryOp::Abs if out.dtype().is_complex() => {
+            return map_unary(out, x, |z| h::C32::new(h::abs(z), Half(0)))
+        }
+        UnaryOp::Abs => return map_unary(out, x, h::abs),
+        UnaryOp::Exp => "exp_vml_cpu",
+        UnaryOp::Log => "log_vml_cpu",
+        UnaryOp::Sqrt => "sqrt_vml_cpu",
+        UnaryOp::Sin => "sin_vml_cpu",
+        UnaryOp::Cos => "cos_vml_cpu",
+        UnaryOp::Tanh => "tanh_vml_cpu",
+        UnaryOp::Sigmoid => "sigmoid_cpu",
+        UnaryOp::Reciprocal => "reciprocal_cpu",
+        UnaryOp::Exp2 => "exp2",
+        UnaryOp::Log1p => "log1p_vml_cpu",
+        UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Sign
+        | UnaryOp::LogicalNot
+        | UnaryOp::Frac
+        | UnaryOp::Round
+        | UnaryOp::Trunc
+        | UnaryOp::BitwiseNot => return Err(Error::internal(format!("{} on complex", op.name()))),
+    };
+    Err(not_implemented(kernel, DType::Complex32))
 }
 
 fn run_real<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
