@@ -59,8 +59,9 @@ def dtype_names(case):
         if isinstance(arg, dict) and "dtype" in arg:
             names.add(arg["dtype"])
     result = case.get("expect", {}).get("ok", {}).get("result", {})
-    for t in [result["tensor"]] if "tensor" in result else result.get("tensors", []):
-        names.add(t["dtype"])
+    if isinstance(result, dict):  # not "not_implemented"
+        for t in [result["tensor"]] if "tensor" in result else result.get("tensors", []):
+            names.add(t["dtype"])
     return names
 
 
