@@ -199,7 +199,10 @@ fn the_complex32_slots_call_their_blocks_ops() {
             case.id
         );
         if complex32(form, pair) {
-            ops.insert(format!("{kind} {}", case.call.fn_.rsplit('.').next().unwrap()));
+            ops.insert(format!(
+                "{kind} {}",
+                case.call.fn_.rsplit('.').next().unwrap()
+            ));
         }
     }
     for want in [
@@ -212,7 +215,10 @@ fn the_complex32_slots_call_their_blocks_ops() {
         "in-place add_",
         "out add",
     ] {
-        assert!(ops.contains(want), "no complex32 slot calls {want}: {ops:?}");
+        assert!(
+            ops.contains(want),
+            "no complex32 slot calls {want}: {ops:?}"
+        );
     }
     let family = find_family("promotion").unwrap();
     // Every value of the two bytes the slot is drawn from.
