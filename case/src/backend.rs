@@ -435,11 +435,11 @@ impl BackendFailure {
     pub const OUTSIDE_SCHEMA: &'static str = "outside the schema: ";
 
     /// An unsupported failure because the outcome itself has no form in the schema (a
-    /// `complex32` result): no other backend can express it either.
+    /// quantized or bit result): no other backend can express it either.
     ///
     /// ```
     /// use bcast_case::BackendFailure;
-    /// let f = BackendFailure::outside_schema("a ComplexHalf result");
+    /// let f = BackendFailure::outside_schema("a QInt8 result");
     /// assert!(f.is_unsupported() && f.is_outside_schema());
     /// assert!(!BackendFailure::unsupported("a Python-only call").is_outside_schema());
     /// ```

@@ -164,8 +164,8 @@ pub fn compare_case(case: &Case, got: &Outcome, levels: &BTreeSet<Level>) -> Vec
 /// How the elements of a dtype compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Elements {
-    /// Floating (`float16`, `bfloat16`, `float32`, `float64`, and each part of `complex64`
-    /// and `complex128`): numerically, within the case's tolerance, exactly without one
+    /// Floating (`float16`, `bfloat16`, `float32`, `float64`, and each part of `complex32`,
+    /// `complex64` and `complex128`): numerically, within the case's tolerance, exactly without one
     /// (torch's CPU kernels are deterministic; a case that wants slack gives a tolerance).
     Floating,
     /// Integer or bool: exactly, and a float is never an integer.

@@ -22,6 +22,7 @@ use bcast_fuzzing::diff::{
 use bcast_fuzzing::fallback::FallbackOracle;
 use bcast_fuzzing::gen::{
     draw_dtypes, drawn_dtypes, find_family, forward_families, generate, Family, AGREED_DTYPES,
+    GEN_DTYPES,
 };
 use bcast_fuzzing::shrink::shrink;
 use clap::Args;
@@ -396,7 +397,7 @@ fn print_summary(
     python: bool,
 ) {
     let dtypes = drawn_dtypes();
-    let dtypes = if dtypes.len() == DType::ALL.len() {
+    let dtypes = if dtypes == GEN_DTYPES {
         "every dtype".to_string()
     } else {
         dtypes

@@ -603,7 +603,7 @@ fn pow_grads(
                 let promoted = crate::result_type::result_type(&[
                     crate::result_type::Participant::tensor(s.dtype(), s.ndim()),
                     crate::result_type::Participant::tensor(e.dtype(), e.ndim()),
-                ])?;
+                ]);
                 let log = unary(UnaryOp::Log, &s.to_dtype(promoted)?, None)?;
                 let d = conj(&mul(result, log)?)?;
                 let out = mul(g, select(&cond, zero(), d)?)?;

@@ -40,20 +40,7 @@ pub fn r#where(
     }
     let (a, b): (Operand, Operand) = (a.into(), b.into());
     let (a_in, b_in) = (a.input(), b.input());
-    let dtype = match result_type(&[a_in.participant(), b_in.participant()]) {
-        Ok(dtype) => dtype,
-        Err(e) => {
-            // A dtype torch has and the engine does not (complex32): torch's TensorIterator
-            // still raises its shape error first.
-            let shapes = [
-                condition.shape(),
-                a_in.as_tensor().shape(),
-                b_in.as_tensor().shape(),
-            ];
-            crate::shape::broadcast_all(&shapes)?;
-            return Err(e);
-        }
-    };
+    let dtype = result_type(&[a_in.participant(), b_in.participant()]);
     if !dtype.is_reduced_float() {
         for number in [&b, &a] {
             if let Operand::Number(v) = number {

@@ -15,6 +15,7 @@ mod aliasing;
 mod binary_math;
 mod bitwise;
 mod builder;
+mod complex32;
 mod einsum;
 mod elementwise;
 mod grad;
@@ -37,6 +38,7 @@ pub mod views;
 
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
+pub use complex32::complex_half;
 pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
