@@ -117,18 +117,28 @@ def clamp_max(input, max, *, out=None):
     return jnp.clip(input, None, max)
 
 
+def promoted(*operands):
+    """The operands of one op in the dtype JAX's promotion gives them together, as jax.numpy's
+    functions of several arrays take theirs (a Python number stays weakly typed)."""
+    dtype = jnp.result_type(*operands)
+    return [x if isinstance(x, (bool, int, float, complex)) else jnp.asarray(x, dtype) for x in operands]
+
+
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    """torch documents addcmul as input + value * tensor1 * tensor2."""
+    """torch documents addcmul as input + value * tensor1 * tensor2, of the three tensors."""
+    input, tensor1, tensor2 = promoted(input, tensor1, tensor2)
     return input + value * tensor1 * tensor2
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    """torch documents addcdiv as input + value * tensor1 / tensor2."""
+    """torch documents addcdiv as input + value * tensor1 / tensor2, of the three tensors."""
+    input, tensor1, tensor2 = promoted(input, tensor1, tensor2)
     return input + value * tensor1 / tensor2
 
 
 def lerp(input, end, weight, *, out=None):
-    """torch documents lerp as input + weight * (end - input)."""
+    """torch documents lerp as input + weight * (end - input), of the three arguments."""
+    input, end, weight = promoted(input, end, weight)
     return input + weight * (end - input)
 
 
