@@ -44,7 +44,7 @@ impl Outcome {
     ///
     /// ```
     /// use bcast_case::{ErrorOutcome, Outcome};
-    /// let huge = Outcome::Error(ErrorOutcome::new("RuntimeError".into(), "x".repeat(1 << 20)));
+    /// let huge = Outcome::Error(ErrorOutcome::new("RuntimeError", "x".repeat(1 << 20)));
     /// let Outcome::Error(kept) = huge.clipped_for_report() else { unreachable!() };
     /// assert!(kept.message.len() < 5000);
     /// ```

@@ -141,6 +141,21 @@ class Label(unittest.TestCase):
         self.assertIn("left out c0: outside the schema: a torch.complex32 result", err.getvalue())
         self.assertIn("left out c2: torch computes it in complex32", err.getvalue())
 
+    def test_an_internal_assert_of_torch_is_left_out_unless_the_case_asks_for_it(self):
+        # The backward of torch.pow(True, t) fails an internal assert in torch 2.13.0.
+        case = {"id": "p", "storages": {"s": {"dtype": "float32", "values": [1.0, 2.0]}},
+                "tensors": {"t": {"storage": "s", "shape": [2], "strides": [1], "offset": 0},
+                            "g": {"storage": "s", "shape": [2], "strides": [1], "offset": 0}},
+                "call": {"fn": "torch.pow", "args": [{"bool": True}, {"tensor": "t"}]},
+                "grad": {"wrt": ["t"], "upstream": ["g"]}}
+        pinned = dict(json.loads(json.dumps(case)), id="q", tags=["torch-internal-assert"])
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            kept = label.label([case, pinned])
+        self.assertEqual([c["id"] for c in kept], ["q"])
+        self.assertIn("left out p: torch fails an internal assert", err.getvalue())
+        self.assertIn("INTERNAL ASSERT FAILED", kept[0]["expect"]["ok"]["backward_error"]["message"])
+
     def test_the_command_labels_json_lines(self):
         cases = list(fixture_cases("conformance", "tests", "data", "numel.json").values())[:3]
         with tempfile.TemporaryDirectory() as tmp:

@@ -285,7 +285,8 @@ fn every_run_prints_and_reports_its_pass_rate_per_level() {
     let want = format!(
         "per level (passed/applicable): shapes {n}/{n} (100%), dtypes {ok}/{ok} (100%), \
          values {ok}/{ok} (100%), errors {errors}/{errors} (100%), messages {errors}/{errors} \
-         (100%), inplace {ok}/{ok} (100%), aliasing {ok}/{ok} (100%), strides {ok}/{ok} (100%)"
+         (100%), inplace {ok}/{ok} (100%), aliasing {ok}/{ok} (100%), strides {ok}/{ok} (100%), \
+         grads n/a"
     );
     assert!(stdout(&out).lines().any(|l| l == want), "{}", stdout(&out));
 }

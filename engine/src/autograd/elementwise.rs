@@ -43,12 +43,14 @@ pub(crate) fn not_implemented_node(aten: &'static str, inputs: Vec<Option<Tensor
         name: "NotImplemented",
         inputs,
         saved: Vec::new(),
-        formula: Box::new(move |_, _| {
-            Err(Error::runtime(format!(
-                "derivative for aten::{aten} is not implemented"
-            )))
-        }),
+        formula: Box::new(move |_, _| Err(derivative_not_implemented(aten))),
     }
+}
+
+/// torch's error for an op its autograd has no formula for: `derivative for aten::NAME is
+/// not implemented`.
+fn derivative_not_implemented(aten: &str) -> Error {
+    Error::runtime(format!("derivative for aten::{aten} is not implemented"))
 }
 
 /// Runs `f`, a call of the ATen op `aten` that torch's autograd cannot differentiate (a node
@@ -419,10 +421,7 @@ fn binary_grads(
         }
         BinaryOp::Remainder | BinaryOp::Fmod => {
             if a.as_tensor().is_none() {
-                return Err(Error::runtime(format!(
-                    "derivative for aten::{} is not implemented",
-                    op.name()
-                )));
+                return Err(derivative_not_implemented(op.name()));
             }
             let rounded = if op == BinaryOp::Remainder {
                 BinaryOp::DivFloor

@@ -379,10 +379,12 @@ fn validate(grad: Tensor, var: &Var, node: &str, index: usize) -> Result<Tensor>
         ));
     }
     let grad = grad.to_dtype(var.dtype)?;
+    // A variable requires grad, so its dtype is floating or complex and so is the cast.
     if !differentiable(grad.dtype()) {
-        return Err(Error::runtime(
-            "isDifferentiableType(grad.scalar_type()) INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp\":998, please report a bug to PyTorch. ",
-        ));
+        return Err(Error::internal(format!(
+            "a gradient of dtype {} for a variable",
+            grad.dtype().name()
+        )));
     }
     Ok(grad)
 }

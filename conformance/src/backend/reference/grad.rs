@@ -137,7 +137,7 @@ mod tests {
 
     fn matmul(a: &[usize], b: &[usize], grad: bool) -> Case {
         let mut case: Case = serde_json::from_value(serde_json::json!({
-            "id": "m", "storages": {"s": {"dtype": "float32", "fill": "arange"}},
+            "id": "m", "storages": {"s": {"dtype": "float32", "fill": {"kind": "random", "len": 1, "seed": 1}}},
             "tensors": {"a": {"storage": "s", "shape": a, "strides": vec![0; a.len()]},
                         "b": {"storage": "s", "shape": b, "strides": vec![0; b.len()]}},
             "call": {"fn": "torch.matmul", "args": [{"tensor": "a"}, {"tensor": "b"}]},
