@@ -90,6 +90,32 @@ pub fn compare_outcomes(
     compare_with(expected, got, tolerance, None, levels)
 }
 
+/// Compares `got` with `expected` as [`compare_case`] compares them for `case` (whose own
+/// `expect` is not read): with the case's tolerances (its gradients' too) and its storages'
+/// dtypes. What a differential run uses, so that it judges a case as the runner will judge
+/// the fixture it writes.
+///
+/// ```
+/// use bcast_case::compare::compare_outcomes_of;
+/// use bcast_case::{Case, Level, Outcome};
+/// let case: Case = serde_json::from_str(r#"{"id": "c", "call": {"fn": "Tensor.numel"},
+///     "grad": {"wrt": [], "upstream": [], "tolerance": {"rtol": 0.1, "atol": 0}}}"#).unwrap();
+/// let ok = |g: f64| -> Outcome { serde_json::from_value(serde_json::json!({"ok": {
+///     "result": {"int": 1},
+///     "grads": {"t": {"shape": [], "dtype": "float64", "strides": [], "values": [g]}}}})).unwrap() };
+/// let levels = [Level::Grads].into_iter().collect();
+/// assert!(compare_outcomes_of(&case, &ok(1.0), &ok(1.05), &levels).is_empty());
+/// assert_eq!(compare_outcomes_of(&case, &ok(1.0), &ok(1.2), &levels).len(), 1);
+/// ```
+pub fn compare_outcomes_of(
+    case: &Case,
+    expected: &Outcome,
+    got: &Outcome,
+    levels: &BTreeSet<Level>,
+) -> Vec<Mismatch> {
+    compare_with(expected, got, case.tolerance, Some(case), levels)
+}
+
 fn compare_with(
     expected: &Outcome,
     got: &Outcome,

@@ -888,6 +888,7 @@ pub(crate) fn where_op(
         }
         return below(|| ops::r#where(condition, a, b, out));
     }
+    let (a, b) = number_cast(a, b)?;
     let result = below(|| ops::r#where(condition, a.clone(), b.clone(), None))?;
     if any {
         let c = condition.clone();
@@ -915,6 +916,34 @@ pub(crate) fn where_op(
         record(node, std::slice::from_ref(&result));
     }
     Ok(result)
+}
+
+/// `where` with a Python number is composite in torch (`where.ScalarOther`,
+/// `where.ScalarSelf`): the tensor goes through `self.to(result_type)` first, recorded as
+/// `ToCopyBackward0` when the number changes its dtype (a complex number beside a real
+/// tensor), whose backward takes the real part of the gradient (a `WhereBackward0` of the
+/// two tensors would send a complex gradient to the real input, which torch refuses).
+fn number_cast(a: Operand, b: Operand) -> Result<(Operand, Operand)> {
+    let dtype = match crate::result_type::result_type(&[
+        a.input().participant(),
+        b.input().participant(),
+    ]) {
+        Ok(dtype) => dtype,
+        Err(_) => return Ok((a, b)),
+    };
+    let cast = |o: Operand| -> Result<Operand> {
+        match o {
+            Operand::Tensor(t) if requires_grad(&t) && t.dtype() != dtype => {
+                Ok(Operand::Tensor(super::views::to_dtype(&t, dtype)?))
+            }
+            o => Ok(o),
+        }
+    };
+    match (&a, &b) {
+        (Operand::Tensor(_), Operand::Number(_)) => Ok((cast(a)?, b)),
+        (Operand::Number(_), Operand::Tensor(_)) => Ok((a, cast(b)?)),
+        _ => Ok((a, b)),
+    }
 }
 
 /// The node of `masked_fill` (`MaskedFillBackward0` with a number, `1` with a 0-d tensor).
