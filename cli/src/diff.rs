@@ -21,8 +21,7 @@ use bcast_fuzzing::diff::{
 };
 use bcast_fuzzing::fallback::FallbackOracle;
 use bcast_fuzzing::gen::{
-    draw_dtypes, drawn_dtypes, families, find_family, generate, Family, AGREED_DTYPES,
-    GEN_DTYPES,
+    draw_dtypes, drawn_dtypes, families, find_family, generate, Family, AGREED_DTYPES, GEN_DTYPES,
 };
 use bcast_fuzzing::shrink::shrink;
 use clap::Args;

@@ -924,13 +924,8 @@ pub(crate) fn where_op(
 /// tensor), whose backward takes the real part of the gradient (a `WhereBackward0` of the
 /// two tensors would send a complex gradient to the real input, which torch refuses).
 fn number_cast(a: Operand, b: Operand) -> Result<(Operand, Operand)> {
-    let dtype = match crate::result_type::result_type(&[
-        a.input().participant(),
-        b.input().participant(),
-    ]) {
-        Ok(dtype) => dtype,
-        Err(_) => return Ok((a, b)),
-    };
+    let dtype =
+        crate::result_type::result_type(&[a.input().participant(), b.input().participant()]);
     let cast = |o: Operand| -> Result<Operand> {
         match o {
             Operand::Tensor(t) if requires_grad(&t) && t.dtype() != dtype => {

@@ -151,7 +151,10 @@ fn gradient_cases_through_python_torch_carry_their_gradients() {
         );
     }
     assert_eq!(oracle.tally.second, 60);
-    assert!(agreed >= 50 && with_grads >= 20, "{agreed} agreed, {with_grads} with gradients");
+    assert!(
+        agreed >= 50 && with_grads >= 20,
+        "{agreed} agreed, {with_grads} with gradients"
+    );
 }
 
 #[test]
