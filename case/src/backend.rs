@@ -82,7 +82,7 @@ pub struct Declines {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_input_elements: Option<u64>,
     /// Cases whose outcome depends on the inputs' strides, not only on their values: a
-    /// [`STRIDE_DEPENDENT_OPS`] op given a strided input (`Tensor.view` of a transposed view
+    /// `STRIDE_DEPENDENT_OPS` op given a strided input (`Tensor.view` of a transposed view
     /// raises), and a write (in place, `out=`) into a view whose elements overlap.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stride_dependent: bool,
@@ -435,11 +435,11 @@ impl BackendFailure {
     pub const OUTSIDE_SCHEMA: &'static str = "outside the schema: ";
 
     /// An unsupported failure because the outcome itself has no form in the schema (a
-    /// `complex32` result): no other backend can express it either.
+    /// quantized or bit result): no other backend can express it either.
     ///
     /// ```
     /// use bcast_case::BackendFailure;
-    /// let f = BackendFailure::outside_schema("a ComplexHalf result");
+    /// let f = BackendFailure::outside_schema("a QInt8 result");
     /// assert!(f.is_unsupported() && f.is_outside_schema());
     /// assert!(!BackendFailure::unsupported("a Python-only call").is_outside_schema());
     /// ```

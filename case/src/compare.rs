@@ -90,6 +90,32 @@ pub fn compare_outcomes(
     compare_with(expected, got, tolerance, None, levels)
 }
 
+/// Compares `got` with `expected` as [`compare_case`] compares them for `case` (whose own
+/// `expect` is not read): with the case's tolerances (its gradients' too) and its storages'
+/// dtypes. What a differential run uses, so that it judges a case as the runner will judge
+/// the fixture it writes.
+///
+/// ```
+/// use bcast_case::compare::compare_outcomes_of;
+/// use bcast_case::{Case, Level, Outcome};
+/// let case: Case = serde_json::from_str(r#"{"id": "c", "call": {"fn": "Tensor.numel"},
+///     "grad": {"wrt": [], "upstream": [], "tolerance": {"rtol": 0.1, "atol": 0}}}"#).unwrap();
+/// let ok = |g: f64| -> Outcome { serde_json::from_value(serde_json::json!({"ok": {
+///     "result": {"int": 1},
+///     "grads": {"t": {"shape": [], "dtype": "float64", "strides": [], "values": [g]}}}})).unwrap() };
+/// let levels = [Level::Grads].into_iter().collect();
+/// assert!(compare_outcomes_of(&case, &ok(1.0), &ok(1.05), &levels).is_empty());
+/// assert_eq!(compare_outcomes_of(&case, &ok(1.0), &ok(1.2), &levels).len(), 1);
+/// ```
+pub fn compare_outcomes_of(
+    case: &Case,
+    expected: &Outcome,
+    got: &Outcome,
+    levels: &BTreeSet<Level>,
+) -> Vec<Mismatch> {
+    compare_with(expected, got, case.tolerance, Some(case), levels)
+}
+
 fn compare_with(
     expected: &Outcome,
     got: &Outcome,
@@ -164,8 +190,8 @@ pub fn compare_case(case: &Case, got: &Outcome, levels: &BTreeSet<Level>) -> Vec
 /// How the elements of a dtype compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Elements {
-    /// Floating (`float16`, `bfloat16`, `float32`, `float64`, and each part of `complex64`
-    /// and `complex128`): numerically, within the case's tolerance, exactly without one
+    /// Floating (`float16`, `bfloat16`, `float32`, `float64`, and each part of `complex32`,
+    /// `complex64` and `complex128`): numerically, within the case's tolerance, exactly without one
     /// (torch's CPU kernels are deterministic; a case that wants slack gives a tolerance).
     Floating,
     /// Integer or bool: exactly, and a float is never an integer.
@@ -445,7 +471,9 @@ fn compare_tensor(
         format!("{:?}", e.storage),
         format!("{:?}", g.storage),
     );
-    if e.storage.is_some() && e.storage == g.storage {
+    // Where the result lives in its storage, whether it views an input's or its own (a fresh
+    // result's offset is torch's too: 0, or where a view of an empty result starts).
+    if e.storage == g.storage {
         d.check_with(
             levels.aliasing.0,
             levels.aliasing.1,

@@ -1,6 +1,6 @@
 //! The dtypes a case can name, as the schema spells them.
 
-/// A dtype of the schema: every dtype torch broadcasts, by torch's name.
+/// A dtype of the schema: every dtype torch broadcasts, and `complex32`, by torch's name.
 ///
 /// ```
 /// use bcast_case::DType;
@@ -8,6 +8,7 @@
 /// assert_eq!(DType::Int64.name(), "int64");
 /// assert!(DType::from_name("f32").is_none());
 /// assert_eq!(DType::from_name("bfloat16").map(DType::since_schema), Some(2));
+/// assert_eq!(DType::from_name("complex32").map(DType::since_schema), Some(4));
 /// assert_eq!(DType::UInt8.int_range(), Some((0, 255)));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,6 +34,9 @@ pub enum DType {
     Float32,
     /// `torch.float64`.
     Float64,
+    /// `torch.complex32` (`ComplexHalf`), two `float16` parts (schema 4): what torch computes
+    /// a `float16` tensor with a complex 0-d tensor or number in.
+    Complex32,
     /// `torch.complex64`, two `float32` parts (schema 2).
     Complex64,
     /// `torch.complex128`, two `float64` parts (schema 2).
@@ -48,13 +52,14 @@ pub enum ValueKind {
     Int,
     /// A JSON number, or `"nan"`, `"inf"`, `"-inf"`.
     Float,
-    /// A pair `[re, im]`, each part written as a float.
+    /// A pair `[re, im]`, each part written as a float (exactly a `float16` for
+    /// `complex32`).
     Complex,
 }
 
 impl DType {
     /// Every dtype, in the schema's order.
-    pub const ALL: [DType; 12] = [
+    pub const ALL: [DType; 13] = [
         DType::Bool,
         DType::UInt8,
         DType::Int8,
@@ -65,6 +70,7 @@ impl DType {
         DType::BFloat16,
         DType::Float32,
         DType::Float64,
+        DType::Complex32,
         DType::Complex64,
         DType::Complex128,
     ];
@@ -82,6 +88,7 @@ impl DType {
             DType::BFloat16 => "bfloat16",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
+            DType::Complex32 => "complex32",
             DType::Complex64 => "complex64",
             DType::Complex128 => "complex128",
         }
@@ -93,10 +100,11 @@ impl DType {
     }
 
     /// The first schema version that has this dtype: 1 for `bool`, `int64`, `float32` and
-    /// `float64`, 2 for the others.
+    /// `float64`, 4 for `complex32`, 2 for the others.
     pub fn since_schema(self) -> u32 {
         match self {
             DType::Bool | DType::Int64 | DType::Float32 | DType::Float64 => 1,
+            DType::Complex32 => crate::model::COMPLEX32_SCHEMA,
             _ => 2,
         }
     }
@@ -109,7 +117,7 @@ impl DType {
                 ValueKind::Int
             }
             DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64 => ValueKind::Float,
-            DType::Complex64 | DType::Complex128 => ValueKind::Complex,
+            DType::Complex32 | DType::Complex64 | DType::Complex128 => ValueKind::Complex,
         }
     }
 
@@ -135,11 +143,11 @@ impl DType {
         }
     }
 
-    /// The binary format of a half-precision dtype (`float16`, `bfloat16`), whose values a
-    /// fixture must write exactly; `None` for the others.
+    /// The binary format of a half-precision dtype (`float16`, `bfloat16`) or of each part of
+    /// `complex32`, whose values a fixture must write exactly; `None` for the others.
     pub(crate) fn half_format(self) -> Option<HalfFormat> {
         match self {
-            DType::Float16 => Some(HalfFormat::FLOAT16),
+            DType::Float16 | DType::Complex32 => Some(HalfFormat::FLOAT16),
             DType::BFloat16 => Some(HalfFormat::BFLOAT16),
             _ => None,
         }

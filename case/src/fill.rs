@@ -2,7 +2,7 @@
 //! the golden vectors of `tests/data/fill_vectors.json` (`tests/it/fill_vectors.rs`, `python/tests`).
 
 use super::{Fill, FillKind, Num};
-use crate::dtype::ValueKind;
+use crate::dtype::{HalfFormat, ValueKind};
 use crate::DType;
 
 /// One step of splitmix64: the next state and the output.
@@ -28,7 +28,8 @@ pub fn splitmix64(state: u64) -> (u64, u64) {
 ///   and `float64`; `i` wrapped to the range of a narrower integer dtype (two's complement:
 ///   `int8` goes `..., 127, -128, ...`, `uint8` `..., 255, 0, ...`); `i` rounded to the
 ///   nearest `float16` / `bfloat16` value, ties to even (exact up to 2048 / 256); `i + 0j`
-///   for the complex dtypes; and for `bool`, `i % 2 == 1`.
+///   for the complex dtypes (`i` rounded as for `float16` in `complex32`); and for `bool`,
+///   `i % 2 == 1`.
 /// - `random`: splitmix64 from `seed`, `r` the output's top 24 bits (`output >> 40`), one
 ///   draw per element, two for a complex one (real part first): `bool` `r & 1 == 1`; the
 ///   signed integers `r % 21 - 10`; `uint8` `r % 21`; the real floats `(r % 33 - 16) / 4`
@@ -84,6 +85,7 @@ fn arange(dtype: DType, i: i64) -> Num {
             Num::Float(format.round(i as f64))
         }
         DType::Float32 | DType::Float64 => Num::Float(i as f64),
+        DType::Complex32 => Num::Complex(HalfFormat::FLOAT16.round(i as f64), 0.0),
         DType::Complex64 | DType::Complex128 => Num::Complex(i as f64, 0.0),
     }
 }

@@ -56,7 +56,7 @@ pub use bounded::{
     wide_strides, with_element_budget, BEYOND_I64, BEYOND_USIZE, MAX_DIMS, MAX_RESULT_TENSORS,
     MAX_TEXT_BYTES,
 };
-pub use compare::{compare_case, compare_outcomes, values_agree, Mismatch};
+pub use compare::{compare_case, compare_outcomes, compare_outcomes_of, values_agree, Mismatch};
 pub use dtype::{DType, ValueKind};
 pub use fill::{fill_values, splitmix64};
 pub use level::Level;

@@ -1,4 +1,4 @@
-//! The serde types of schemas 1 to 3 (documented in `fixtures/README.md`).
+//! The serde types of schemas 1 to 4 (documented in `fixtures/README.md`).
 
 use super::Num;
 use serde::{Deserialize, Serialize};
@@ -7,12 +7,15 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The latest schema version, which this crate reads and writes: version 2 adds the dtypes
 /// `uint8`, `int8`, `int16`, `int32`, `float16`, `bfloat16`, `complex64`, `complex128` and
 /// complex values (`[re, im]` pairs) to version 1; version 3 adds gradients (a case's
-/// [`grad`](Case::grad)). A file is written with the lowest version that has what its cases
-/// use ([`schema_for`](crate::schema_for)).
-pub const SCHEMA_VERSION: u32 = 3;
+/// [`grad`](Case::grad)); version 4 adds the dtype `complex32`. A file is written with the
+/// lowest version that has what its cases use ([`schema_for`](crate::schema_for)).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// The schema version that added gradients ([`GradSpec`]).
 pub const GRAD_SCHEMA: u32 = 3;
+
+/// The schema version that added the dtype `complex32` (torch's `ComplexHalf`).
+pub const COMPLEX32_SCHEMA: u32 = 4;
 
 /// The oldest schema version this crate reads: a version-1 file reads as it always did, and
 /// may name only the four dtypes of version 1.

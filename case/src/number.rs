@@ -53,7 +53,8 @@ impl Num {
     ///   `torch.tensor` does), `float16` and `bfloat16` only numbers the dtype holds exactly
     ///   (NaN and the infinities included): a fixture writes a half value exactly, so no
     ///   reader has to agree with torch on rounding a double to a half;
-    /// - `complex64` and `complex128` take `[re, im]` pairs only.
+    /// - `complex64` and `complex128` take `[re, im]` pairs only, `complex32` pairs whose parts
+    ///   are exactly `float16` values.
     ///
     /// ```
     /// use bcast_case::{DType, Num};
@@ -64,6 +65,8 @@ impl Num {
     /// assert!(Num::Float(65504.0).check(DType::Float16).is_ok());
     /// assert!(Num::Complex(1.0, 0.5).check(DType::Complex64).is_ok());
     /// assert!(Num::Float(1.0).check(DType::Complex64).is_err());
+    /// assert!(Num::Complex(2048.0, -0.25).check(DType::Complex32).is_ok());
+    /// assert!(Num::Complex(2049.0, 0.0).check(DType::Complex32).is_err());
     /// ```
     pub fn check(self, dtype: DType) -> Result<(), String> {
         let not_a = |what: &str| Err(format!("{} is {what}, not a {}", self.show(), dtype.name()));
@@ -98,7 +101,14 @@ impl Num {
                 }
                 None => Ok(()),
             },
-            (ValueKind::Complex, Num::Complex(..)) => Ok(()),
+            (ValueKind::Complex, Num::Complex(re, im)) => match dtype.half_format() {
+                Some(format) if !(format.holds(re) && format.holds(im)) => Err(format!(
+                    "{} is not exactly a {} (a fixture writes half values exactly)",
+                    self.show(),
+                    dtype.name()
+                )),
+                _ => Ok(()),
+            },
             (_, Num::Bool(_)) => not_a("a bool"),
             (_, Num::Int(_)) => not_a("an integer"),
             (_, Num::Float(_)) => not_a("a float"),

@@ -21,7 +21,7 @@ use bcast_fuzzing::diff::{
 };
 use bcast_fuzzing::fallback::FallbackOracle;
 use bcast_fuzzing::gen::{
-    draw_dtypes, drawn_dtypes, find_family, forward_families, generate, Family, AGREED_DTYPES,
+    draw_dtypes, drawn_dtypes, families, find_family, generate, Family, AGREED_DTYPES, GEN_DTYPES,
 };
 use bcast_fuzzing::shrink::shrink;
 use clap::Args;
@@ -172,8 +172,8 @@ pub fn diff(args: DiffArgs) -> Result<ExitCode, String> {
         Some(name) => {
             vec![find_family(name).ok_or_else(|| format!("no family {name:?} (see gen --list)"))?]
         }
-        // The gradient family's backward is not compared yet: named, it runs its forward.
-        None => forward_families(),
+        // Every family, the gradient family's backward compared at the level `grads`.
+        None => families().iter().collect(),
     };
     let names: Vec<&str> = chosen.iter().map(|f| f.name).collect();
     let mut dtypes = Vec::new();
@@ -396,7 +396,7 @@ fn print_summary(
     python: bool,
 ) {
     let dtypes = drawn_dtypes();
-    let dtypes = if dtypes.len() == DType::ALL.len() {
+    let dtypes = if dtypes == GEN_DTYPES {
         "every dtype".to_string()
     } else {
         dtypes

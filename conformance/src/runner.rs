@@ -68,8 +68,9 @@ pub struct CaseReport {
     pub got: Option<Outcome>,
 }
 
-/// Why a backend does not claim a case, if it does not: its op, a dtype of its storages or of
-/// its `dtype` arguments, or something it declines.
+/// Why a backend does not claim a case, if it does not: its op, a dtype of its storages, of
+/// its `dtype` arguments or of torch's result (a `float16` tensor with a complex number gives
+/// `complex32`), or something it declines.
 ///
 /// ```
 /// use bcast_conformance::backend::Capabilities;
@@ -85,6 +86,11 @@ pub struct CaseReport {
 /// assert_eq!(skip_reason(&case("float32", "float32"), &caps), None);
 /// assert_eq!(skip_reason(&case("uint8", "float32"), &caps).unwrap(), "dtype uint8 not claimed");
 /// assert_eq!(skip_reason(&case("float32", "float16"), &caps).unwrap(), "dtype float16 not claimed");
+/// let mut c = case("float32", "float32");
+/// c.expect = Some(serde_json::from_str(r#"{"ok": {"result": {"tensor": {"shape": [],
+///     "dtype": "complex32", "strides": [], "offset": 0, "storage": null,
+///     "values": [[1, 0]]}}}}"#).unwrap());
+/// assert_eq!(skip_reason(&c, &caps).unwrap(), "dtype complex32 not claimed");
 /// ```
 pub fn skip_reason(case: &Case, caps: &Capabilities) -> Option<String> {
     skip_reason_with(case, caps, |d| format!("dtype {} not claimed", d.name()))
@@ -110,13 +116,28 @@ fn skip_reason_with(
             _ => None,
         });
     let storage_dtypes = case.storages.values().filter_map(|s| storage_dtype(s).ok());
+    let result_dtypes = result_tensors(case).filter_map(|t| DType::from_name(&t.dtype));
     if let Some(d) = storage_dtypes
         .chain(dtype_args)
+        .chain(result_dtypes)
         .find(|d| !caps.claims_dtype(d.name()))
     {
         return Some(unclaimed(d));
     }
     caps.declined(case)
+}
+
+/// The tensors of torch's result of a case, if it returned tensors.
+fn result_tensors(case: &Case) -> impl Iterator<Item = &bcast_case::TensorResult> {
+    let tensors: &[bcast_case::TensorResult] = match &case.expect {
+        Some(Outcome::Ok(ok)) => match &ok.result {
+            bcast_case::ResultValue::Tensor(t) => std::slice::from_ref(t),
+            bcast_case::ResultValue::Tensors(ts) => ts,
+            _ => &[],
+        },
+        _ => &[],
+    };
+    tensors.iter()
 }
 
 /// The levels a run checks: those both claimed and wanted, and always [`Level::ALWAYS`].

@@ -1,4 +1,5 @@
-//! `complex64` and `complex128`: a pair of floats, laid out as torch's `c10::complex`.
+//! `complex32`, `complex64` and `complex128`: a pair of floats, laid out as torch's
+//! `c10::complex`.
 //!
 //! ```
 //! use bcast_engine::complex::Complex;
@@ -18,6 +19,8 @@ pub struct Complex<T> {
     pub im: T,
 }
 
+/// `torch.complex32` (`ComplexHalf`): two [`Half`](crate::half::Half).
+pub type Complex32 = Complex<crate::half::Half>;
 /// `torch.complex64`: two `f32`.
 pub type Complex64 = Complex<f32>;
 /// `torch.complex128`: two `f64`.

@@ -1,4 +1,4 @@
-//! The twelve dtypes and torch's promotion and casting rules among them.
+//! The thirteen dtypes and torch's promotion and casting rules among them.
 //!
 //! ```
 //! use bcast_engine::DType;
@@ -9,8 +9,9 @@
 
 use std::fmt;
 
-/// An element type: the twelve dtypes torch broadcasts, in torch's `ScalarType` order within
-/// each category.
+/// An element type: the twelve dtypes torch broadcasts and `complex32`, which torch computes a
+/// `float16` tensor with a complex number in, in torch's `ScalarType` order within each
+/// category.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// `torch.bool`, as Rust `bool`.
@@ -33,6 +34,8 @@ pub enum DType {
     Float32,
     /// `torch.float64`, as Rust `f64`.
     Float64,
+    /// `torch.complex32` (`ComplexHalf`), as [`Complex<Half>`](crate::complex::Complex).
+    Complex32,
     /// `torch.complex64`, as [`Complex<f32>`](crate::complex::Complex).
     Complex64,
     /// `torch.complex128`, as [`Complex<f64>`](crate::complex::Complex).
@@ -48,13 +51,13 @@ pub enum Category {
     Integral,
     /// The real floating-point dtypes (`float16`, `bfloat16`, `float32`, `float64`).
     Floating,
-    /// The complex dtypes (`complex64`, `complex128`).
+    /// The complex dtypes (`complex32`, `complex64`, `complex128`).
     Complex,
 }
 
 impl DType {
     /// Every dtype, in declaration order.
-    pub const ALL: [DType; 12] = [
+    pub const ALL: [DType; 13] = [
         DType::Bool,
         DType::UInt8,
         DType::Int8,
@@ -65,6 +68,7 @@ impl DType {
         DType::BFloat16,
         DType::Float32,
         DType::Float64,
+        DType::Complex32,
         DType::Complex64,
         DType::Complex128,
     ];
@@ -82,6 +86,7 @@ impl DType {
             DType::BFloat16 => "bfloat16",
             DType::Float32 => "float32",
             DType::Float64 => "float64",
+            DType::Complex32 => "complex32",
             DType::Complex64 => "complex64",
             DType::Complex128 => "complex128",
         }
@@ -105,6 +110,7 @@ impl DType {
             DType::BFloat16 => "BFloat16",
             DType::Float32 => "Float",
             DType::Float64 => "Double",
+            DType::Complex32 => "ComplexHalf",
             DType::Complex64 => "ComplexFloat",
             DType::Complex128 => "ComplexDouble",
         }
@@ -129,6 +135,7 @@ impl DType {
             DType::BFloat16 => "c10::BFloat16",
             DType::Float32 => "float",
             DType::Float64 => "double",
+            DType::Complex32 => "c10::complex<c10::Half>",
             DType::Complex64 => "c10::complex<float>",
             DType::Complex128 => "c10::complex<double>",
         }
@@ -165,6 +172,7 @@ impl DType {
             DType::BFloat16 => "CPUBFloat16Type",
             DType::Float32 => "torch.FloatTensor",
             DType::Float64 => "torch.DoubleTensor",
+            DType::Complex32 => "CPUComplexHalfType",
             DType::Complex64 => "CPUComplexFloatType",
             DType::Complex128 => "CPUComplexDoubleType",
         }
@@ -175,7 +183,7 @@ impl DType {
         match self {
             DType::Bool | DType::UInt8 | DType::Int8 => 1,
             DType::Int16 | DType::Float16 | DType::BFloat16 => 2,
-            DType::Int32 | DType::Float32 => 4,
+            DType::Int32 | DType::Float32 | DType::Complex32 => 4,
             DType::Int64 | DType::Float64 | DType::Complex64 => 8,
             DType::Complex128 => 16,
         }
@@ -191,7 +199,7 @@ impl DType {
             DType::Float16 | DType::BFloat16 | DType::Float32 | DType::Float64 => {
                 Category::Floating
             }
-            DType::Complex64 | DType::Complex128 => Category::Complex,
+            DType::Complex32 | DType::Complex64 | DType::Complex128 => Category::Complex,
         }
     }
 
@@ -215,20 +223,23 @@ impl DType {
         matches!(self, DType::Float16 | DType::BFloat16)
     }
 
-    /// The real dtype of a complex one (`complex64` → `float32`); itself otherwise.
+    /// The real dtype of a complex one (`complex64` → `float32`, `complex32` → `float16`);
+    /// itself otherwise.
     pub fn to_real(self) -> DType {
         match self {
+            DType::Complex32 => DType::Float16,
             DType::Complex64 => DType::Float32,
             DType::Complex128 => DType::Float64,
             d => d,
         }
     }
 
-    /// The complex dtype of a floating one (`float64` → `complex128`, else `complex64`), as
-    /// torch's `toComplexType` for the dtypes the engine has; itself for a complex dtype.
+    /// The complex dtype of a floating one (`float64` → `complex128`, `float16` →
+    /// `complex32`, else `complex64`), as torch's `toComplexType`; itself for a complex dtype.
     pub fn to_complex(self) -> DType {
         match self {
             DType::Float64 | DType::Complex128 => DType::Complex128,
+            DType::Float16 | DType::Complex32 => DType::Complex32,
             _ => DType::Complex64,
         }
     }
@@ -256,13 +267,13 @@ impl DType {
                 (Float16, BFloat16) => Float32,
                 _ => hi,
             },
-            (Category::Floating, _) => {
-                if lo == Float64 {
-                    Complex128
-                } else {
-                    hi
-                }
-            }
+            // A floating dtype keeps its precision in a complex one: `float32` and `bfloat16`
+            // with `complex32` are `complex64`.
+            (Category::Floating, _) => match (lo, hi) {
+                (Float64, _) => Complex128,
+                (BFloat16 | Float32, Complex32) => Complex64,
+                _ => hi,
+            },
             (Category::Complex, _) => hi,
         }
     }

@@ -67,7 +67,7 @@ pub enum Wide {
     F32(f32),
     /// A `float64` value.
     F64(f64),
-    /// A `complex64` value.
+    /// A `complex64` or `complex32` value.
     C64(f32, f32),
     /// A `complex128` value.
     C128(f64, f64),
@@ -144,7 +144,7 @@ impl Wide {
 }
 
 /// An element type: `bool`, `u8`, `i8`, `i16`, `i32`, `i64`, [`Half`], [`BFloat16`], `f32`,
-/// `f64`, [`Complex<f32>`](Complex), [`Complex<f64>`](Complex).
+/// `f64`, [`Complex<Half>`](Complex), [`Complex<f32>`](Complex), [`Complex<f64>`](Complex).
 ///
 /// Casts follow torch's CPU `.to()`: ints wrap to the narrower type; int → float rounds once
 /// (to `float16`/`bfloat16` through `float32`, so twice); float → int truncates toward zero
@@ -318,6 +318,28 @@ impl Element for Complex<f32> {
     }
 }
 
+impl Element for Complex<Half> {
+    const DTYPE: DType = DType::Complex32;
+    /// Both parts exactly, as `complex64` (c10 computes `ComplexHalf` in `complex<float>`).
+    #[inline]
+    fn to_wide(self) -> Wide {
+        Wide::C64(self.re.to_f32(), self.im.to_f32())
+    }
+    /// Each part rounded to `float16` through `float32`, as `float16` is.
+    #[inline]
+    fn from_wide(w: Wide) -> Self {
+        let (re, im) = match w {
+            Wide::C64(re, im) => (re, im),
+            Wide::C128(re, im) => (re as f32, im as f32),
+            w => (w.to_f32(), 0.0),
+        };
+        Complex::new(Half::from_f32(re), Half::from_f32(im))
+    }
+    fn to_scalar(self) -> Scalar {
+        Scalar::Complex(self.re.to_f32() as f64, self.im.to_f32() as f64)
+    }
+}
+
 impl Element for Complex<f64> {
     const DTYPE: DType = DType::Complex128;
     #[inline]
@@ -382,6 +404,10 @@ macro_rules! dispatch_dtype {
             }
             $crate::DType::Float64 => {
                 type $T = f64;
+                $body
+            }
+            $crate::DType::Complex32 => {
+                type $T = $crate::complex::Complex<$crate::half::Half>;
                 $body
             }
             $crate::DType::Complex64 => {
@@ -473,3 +499,27 @@ macro_rules! dispatch_real {
     };
 }
 pub(crate) use dispatch_real;
+
+/// Like [`dispatch_dtype!`] over the twelve dtypes with products and reductions (all but
+/// `complex32`, for which torch's CPU kernels have few of their loops); `complex32` binds
+/// `$other` and evaluates `$fallback`.
+macro_rules! dispatch_twelve {
+    ($dtype:expr, $T:ident => $body:expr, $other:ident => $fallback:expr) => {
+        match $dtype {
+            $crate::DType::Complex32 => {
+                let $other = $crate::DType::Complex32;
+                $fallback
+            }
+            $crate::DType::Complex64 => {
+                type $T = $crate::complex::Complex<f32>;
+                $body
+            }
+            $crate::DType::Complex128 => {
+                type $T = $crate::complex::Complex<f64>;
+                $body
+            }
+            real => $crate::element::dispatch_real!(real, $T => $body, $other => $fallback),
+        }
+    };
+}
+pub(crate) use dispatch_twelve;

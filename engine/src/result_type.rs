@@ -3,24 +3,24 @@
 //! Python float counts as the default dtype, `float32`, a Python complex as `complex64`). A
 //! lower tier only matters when it is of a higher category (bool < integral < floating <
 //! complex) than the tiers above it; a complex lower tier under a floating higher one gives the
-//! complex dtype of the floating one (`float16` then gives `complex32`, which the engine does
-//! not have: an error).
+//! complex dtype of the floating one (`float16` then gives `complex32`).
 //!
 //! ```
 //! use bcast_engine::result_type::{Participant, result_type};
 //! use bcast_engine::{DType, Scalar};
 //! let t32 = Participant::tensor(DType::Float32, 2);
 //! let zero_d64 = Participant::tensor(DType::Float64, 0);
-//! assert_eq!(result_type(&[t32, zero_d64]).unwrap(), DType::Float32);
+//! assert_eq!(result_type(&[t32, zero_d64]), DType::Float32);
 //! let ints = Participant::tensor(DType::Int64, 1);
 //! let half = Participant::number(Scalar::Float(0.5));
-//! assert_eq!(result_type(&[ints, half]).unwrap(), DType::Float32);
-//! assert_eq!(result_type(&[ints, zero_d64]).unwrap(), DType::Float64);
+//! assert_eq!(result_type(&[ints, half]), DType::Float32);
+//! assert_eq!(result_type(&[ints, zero_d64]), DType::Float64);
 //! let h = Participant::tensor(DType::Float16, 1);
-//! assert!(result_type(&[h, Participant::number(Scalar::Complex(0.0, 1.0))]).is_err());
+//! let i = Participant::number(Scalar::Complex(0.0, 1.0));
+//! assert_eq!(result_type(&[h, i]), DType::Complex32);
 //! ```
 
-use crate::{Category, DType, Error, Result, Scalar};
+use crate::{Category, DType, Scalar};
 
 /// One operand as `result_type` sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,57 +76,25 @@ fn promote_skip_undefined(a: Option<DType>, b: Option<DType>) -> Option<DType> {
     }
 }
 
-/// What a tier or a combination of tiers holds: a dtype, or `complex32`, which torch reaches
-/// from `float16` and a lower complex tier but the engine has not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Promoted {
-    Dtype(DType),
-    ComplexHalf,
-}
-
-/// c10's `combine_categories`.
-fn combine_categories(higher: Option<DType>, lower: Option<Promoted>) -> Option<Promoted> {
-    let lower_dtype = match lower {
-        Some(Promoted::ComplexHalf) => {
-            // Only complex tiers give complex32, and a complex lower tier wins unless the
-            // higher is complex.
-            return match higher {
-                Some(h) if h.is_complex() => Some(Promoted::Dtype(h)),
-                Some(h) if h.is_floating() => Some(complex_of(h)),
-                _ => lower,
-            };
-        }
-        Some(Promoted::Dtype(d)) => Some(d),
-        None => None,
-    };
+/// c10's `combine_categories`: a lower tier only matters when it is of a higher category.
+fn combine_categories(higher: Option<DType>, lower: Option<DType>) -> Option<DType> {
     if let Some(h) = higher {
         if h.is_complex() {
-            return Some(Promoted::Dtype(h));
+            return Some(h);
         }
-        if let Some(l) = lower_dtype.filter(|l| l.is_complex()) {
-            // The higher tier's floating precision is kept, in a complex dtype.
-            return Some(if h.is_floating() {
-                complex_of(h)
-            } else {
-                Promoted::Dtype(l)
-            });
+        if let Some(l) = lower.filter(|l| l.is_complex()) {
+            // The higher tier's floating precision is kept, in a complex dtype (`float16`
+            // gives `complex32`).
+            return Some(if h.is_floating() { h.to_complex() } else { l });
         }
         if h.is_floating() {
-            return Some(Promoted::Dtype(h));
+            return Some(h);
         }
     }
-    if higher == Some(DType::Bool) || lower_dtype.is_some_and(DType::is_floating) {
-        return promote_skip_undefined(higher, lower_dtype).map(Promoted::Dtype);
+    if higher == Some(DType::Bool) || lower.is_some_and(DType::is_floating) {
+        return promote_skip_undefined(higher, lower);
     }
-    higher.or(lower_dtype).map(Promoted::Dtype)
-}
-
-/// c10's `toComplexType` of a floating dtype.
-fn complex_of(d: DType) -> Promoted {
-    match d {
-        DType::Float16 => Promoted::ComplexHalf,
-        other => Promoted::Dtype(other.to_complex()),
-    }
+    higher.or(lower)
 }
 
 impl ResultTypeState {
@@ -140,34 +108,21 @@ impl ResultTypeState {
         self
     }
 
-    /// The result dtype; `Ok(None)` when no operand was added.
-    ///
-    /// # Errors
-    /// Where torch's answer is `complex32`, which the engine does not have (a refusal).
-    pub fn result(self) -> Result<Option<DType>> {
-        let lower = combine_categories(self.zero_dim, self.wrapped.map(Promoted::Dtype));
-        match combine_categories(self.dimensioned, lower) {
-            None => Ok(None),
-            Some(Promoted::Dtype(d)) => Ok(Some(d)),
-            Some(Promoted::ComplexHalf) => Err(Error::limit(
-                "the result type is complex32 (ComplexHalf), which the engine does not have",
-            )),
-        }
+    /// The result dtype; `None` when no operand was added.
+    pub fn result(self) -> Option<DType> {
+        let lower = combine_categories(self.zero_dim, self.wrapped);
+        combine_categories(self.dimensioned, lower)
     }
 }
 
 /// `torch.result_type` over operands. With no operand it is `bool`, the lowest dtype (torch
 /// never asks for that).
-///
-/// # Errors
-/// Where torch's answer is `complex32` (a `float16` operand with a complex one of a lower
-/// tier), which the engine does not have: a refusal.
-pub fn result_type(operands: &[Participant]) -> Result<DType> {
-    Ok(operands
+pub fn result_type(operands: &[Participant]) -> DType {
+    operands
         .iter()
         .fold(ResultTypeState::default(), |s, &p| s.update(p))
-        .result()?
-        .unwrap_or(DType::Bool))
+        .result()
+        .unwrap_or(DType::Bool)
 }
 
 /// Whether a dtype is integral or bool, the inputs that float ops (`div`, `exp`, ...) promote

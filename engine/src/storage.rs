@@ -49,6 +49,8 @@ pub enum Buffer {
     Float32(Vec<f32>),
     /// `float64` elements.
     Float64(Vec<f64>),
+    /// `complex32` elements.
+    Complex32(Vec<Complex<Half>>),
     /// `complex64` elements.
     Complex64(Vec<Complex<f32>>),
     /// `complex128` elements.
@@ -97,6 +99,7 @@ impl Buffer {
             Buffer::BFloat16(_) => DType::BFloat16,
             Buffer::Float32(_) => DType::Float32,
             Buffer::Float64(_) => DType::Float64,
+            Buffer::Complex32(_) => DType::Complex32,
             Buffer::Complex64(_) => DType::Complex64,
             Buffer::Complex128(_) => DType::Complex128,
         }
@@ -115,6 +118,7 @@ impl Buffer {
             Buffer::BFloat16(v) => v.len(),
             Buffer::Float32(v) => v.len(),
             Buffer::Float64(v) => v.len(),
+            Buffer::Complex32(v) => v.len(),
             Buffer::Complex64(v) => v.len(),
             Buffer::Complex128(v) => v.len(),
         }
@@ -148,6 +152,7 @@ impl Buffer {
             Buffer::BFloat16(v) => v.get(i).map(|x| x.to_scalar()),
             Buffer::Float32(v) => v.get(i).map(|x| x.to_scalar()),
             Buffer::Float64(v) => v.get(i).map(|x| x.to_scalar()),
+            Buffer::Complex32(v) => v.get(i).map(|x| x.to_scalar()),
             Buffer::Complex64(v) => v.get(i).map(|x| x.to_scalar()),
             Buffer::Complex128(v) => v.get(i).map(|x| x.to_scalar()),
         }
@@ -166,6 +171,7 @@ impl Buffer {
             Buffer::BFloat16(v) => v.iter().map(|x| x.to_scalar()).collect(),
             Buffer::Float32(v) => v.iter().map(|x| x.to_scalar()).collect(),
             Buffer::Float64(v) => v.iter().map(|x| x.to_scalar()).collect(),
+            Buffer::Complex32(v) => v.iter().map(|x| x.to_scalar()).collect(),
             Buffer::Complex64(v) => v.iter().map(|x| x.to_scalar()).collect(),
             Buffer::Complex128(v) => v.iter().map(|x| x.to_scalar()).collect(),
         }
@@ -185,6 +191,7 @@ impl Buffer {
             Buffer::BFloat16(v) => v.as_mut_ptr().cast::<u8>(),
             Buffer::Float32(v) => v.as_mut_ptr().cast::<u8>(),
             Buffer::Float64(v) => v.as_mut_ptr().cast::<u8>(),
+            Buffer::Complex32(v) => v.as_mut_ptr().cast::<u8>(),
             Buffer::Complex64(v) => v.as_mut_ptr().cast::<u8>(),
             Buffer::Complex128(v) => v.as_mut_ptr().cast::<u8>(),
         }
@@ -203,6 +210,7 @@ impl Buffer {
             Buffer::BFloat16(v) => v.as_ptr().cast::<u8>(),
             Buffer::Float32(v) => v.as_ptr().cast::<u8>(),
             Buffer::Float64(v) => v.as_ptr().cast::<u8>(),
+            Buffer::Complex32(v) => v.as_ptr().cast::<u8>(),
             Buffer::Complex64(v) => v.as_ptr().cast::<u8>(),
             Buffer::Complex128(v) => v.as_ptr().cast::<u8>(),
         }
@@ -257,6 +265,7 @@ impl Buffer {
             Buffer::BFloat16(v) => v.resize(len, Default::default()),
             Buffer::Float32(v) => v.resize(len, Default::default()),
             Buffer::Float64(v) => v.resize(len, Default::default()),
+            Buffer::Complex32(v) => v.resize(len, Default::default()),
             Buffer::Complex64(v) => v.resize(len, Default::default()),
             Buffer::Complex128(v) => v.resize(len, Default::default()),
         }
@@ -278,6 +287,7 @@ impl Buffer {
             Buffer::BFloat16(v) => v.set_len(len),
             Buffer::Float32(v) => v.set_len(len),
             Buffer::Float64(v) => v.set_len(len),
+            Buffer::Complex32(v) => v.set_len(len),
             Buffer::Complex64(v) => v.set_len(len),
             Buffer::Complex128(v) => v.set_len(len),
         }
@@ -341,6 +351,7 @@ buffer_element!(Half, Float16);
 buffer_element!(BFloat16, BFloat16);
 buffer_element!(f32, Float32);
 buffer_element!(f64, Float64);
+buffer_element!(Complex<Half>, Complex32);
 buffer_element!(Complex<f32>, Complex64);
 buffer_element!(Complex<f64>, Complex128);
 

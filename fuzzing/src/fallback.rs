@@ -71,7 +71,8 @@ impl<A: Backend, B: Backend> Backend for FallbackOracle<A, B> {
 
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
         match (self.first.run(case), self.second.as_mut()) {
-            // A result outside the schema (complex32) is outside it for the second too.
+            // A result outside the schema (a quantized or bit dtype) is outside it for the
+            // second too.
             (Err(f), Some(second)) if f.is_unsupported() && !f.is_outside_schema() => {
                 self.tally.second += 1;
                 second.run(case).map_err(outside_schema_of_second)
@@ -84,7 +85,7 @@ impl<A: Backend, B: Backend> Backend for FallbackOracle<A, B> {
     }
 }
 
-/// The PyTorch adapter answers a case whose result the schema cannot hold (a `complex32`
+/// The PyTorch adapter answers a case whose result the schema cannot hold (a quantized or bit
 /// tensor) with a failure that says so, as the protocol has no other answer for it; for the
 /// oracle that is outside the schema, as it is when libtorch says it.
 fn outside_schema_of_second(f: BackendFailure) -> BackendFailure {
@@ -168,23 +169,23 @@ mod tests {
     }
 
     /// A backend whose every result is outside the schema.
-    struct ComplexHalf;
+    struct Quantized;
 
-    impl Backend for ComplexHalf {
+    impl Backend for Quantized {
         fn name(&self) -> String {
-            "complex-half".to_string()
+            "quantized".to_string()
         }
         fn capabilities(&self) -> Capabilities {
             ReferenceBackend.capabilities()
         }
         fn run(&mut self, _: &Case) -> Result<Outcome, BackendFailure> {
-            Err(BackendFailure::outside_schema("a ComplexHalf result"))
+            Err(BackendFailure::outside_schema("a QInt8 result"))
         }
     }
 
     #[test]
     fn a_result_outside_the_schema_is_not_handed_on() {
-        let mut oracle = FallbackOracle::new(ComplexHalf, Some(ReferenceBackend));
+        let mut oracle = FallbackOracle::new(Quantized, Some(ReferenceBackend));
         assert!(oracle.run(&a_case()).unwrap_err().is_outside_schema());
         assert_eq!(
             oracle.tally,
@@ -209,7 +210,7 @@ mod tests {
         assert_eq!(oracle.name(), "nothing");
     }
 
-    /// A second backend that answers as the PyTorch adapter does for a `complex32` result.
+    /// A second backend that answers as the PyTorch adapter does for a quantized result.
     struct AdapterOutsideSchema;
 
     impl Backend for AdapterOutsideSchema {
@@ -221,7 +222,7 @@ mod tests {
         }
         fn run(&mut self, _: &Case) -> Result<Outcome, BackendFailure> {
             Err(BackendFailure::bad_input(
-                "the adapter could not run the case: outside the schema: a torch.complex32 result",
+                "the adapter could not run the case: outside the schema: a torch.qint8 result",
             ))
         }
     }
@@ -231,7 +232,7 @@ mod tests {
         let mut oracle = FallbackOracle::new(Nothing, Some(AdapterOutsideSchema));
         let failure = oracle.run(&a_case()).unwrap_err();
         assert!(failure.is_outside_schema(), "{failure:?}");
-        assert!(failure.message.ends_with("a torch.complex32 result"));
+        assert!(failure.message.ends_with("a torch.qint8 result"));
         let mut oracle = FallbackOracle::new(Nothing, Some(Crashes));
         assert_eq!(
             oracle.run(&a_case()).unwrap_err().kind,

@@ -6,6 +6,12 @@
 //! stride contiguous or zero or smaller, drop an offset, shorten a storage, make a value zero,
 //! one or whole, move a storage to a simpler dtype, simplify an argument.
 //!
+//! A case with gradients stays one: its `wrt` and `upstream` tensors count as referenced (they
+//! are never dropped as unused), a `wrt` tensor may be dropped from the list (with its
+//! clone) when another remains, and after every step each upstream gradient is refitted to the
+//! shape and dtype its result has now ([`refit_upstream`]), so a smaller input makes a smaller
+//! upstream rather than a case torch refuses for the mismatch.
+//!
 //! ```
 //! use bcast_conformance::case::Case;
 //! use bcast_fuzzing::shrink::{complexity, shrink};
@@ -19,8 +25,9 @@
 //! assert!(complexity(&small) < complexity(&case));
 //! ```
 
+use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{
-    validate_case, Arg, Case, Fill, FillKind, Num, StorageSpec, TensorSpec,
+    validate_case, Arg, Case, Fill, FillKind, Num, Outcome, ResultValue, StorageSpec, TensorSpec,
 };
 use bcast_engine::layout::contiguous_strides;
 use bcast_engine::Layout;
@@ -55,6 +62,9 @@ pub fn complexity(case: &Case) -> u64 {
     }
     for arg in case.call.args.iter().chain(case.call.kwargs.values()) {
         c += arg_complexity(arg);
+    }
+    if let Some(g) = &case.grad {
+        c += 10 * g.wrt.len() as u64 + 5 * g.clone.len() as u64;
     }
     c + 10 * case.call.kwargs.len() as u64
 }
@@ -140,10 +150,20 @@ pub fn shrink(case: &Case, budget: usize, mut fails: impl FnMut(&Case) -> bool) 
     current
 }
 
-/// Every one-step simplification of `case`, the boldest first.
+/// Every one-step simplification of `case`, the boldest first (for a case with gradients,
+/// each with its upstream gradients refitted: [`refit_upstream`]).
 pub fn candidates(case: &Case) -> Vec<Case> {
+    let mut out = steps(case);
+    if case.grad.is_some() {
+        out.iter_mut().for_each(refit_upstream);
+    }
+    out
+}
+
+fn steps(case: &Case) -> Vec<Case> {
     let mut out = Vec::new();
     drop_unused(case, &mut out);
+    drop_wrt(case, &mut out);
     drop_kwargs(case, &mut out);
     drop_operands(case, &mut out);
     joint_dim_steps(case, &mut out);
@@ -165,6 +185,8 @@ fn with(case: &Case, edit: impl FnOnce(&mut Case)) -> Case {
     c
 }
 
+/// The tensors the call or the gradient spec names (`wrt`, `upstream`), and the storages
+/// they view.
 fn referenced(case: &Case) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut tensors = BTreeSet::new();
     for arg in case.call.args.iter().chain(case.call.kwargs.values()) {
@@ -175,6 +197,10 @@ fn referenced(case: &Case) -> (BTreeSet<String>, BTreeSet<String>) {
             Arg::Tensors(ns) => tensors.extend(ns.iter().cloned()),
             _ => {}
         }
+    }
+    if let Some(g) = &case.grad {
+        tensors.extend(g.wrt.iter().cloned());
+        tensors.extend(g.upstream.iter().flatten().cloned());
     }
     let storages = case
         .tensors
@@ -193,6 +219,126 @@ fn drop_unused(case: &Case, out: &mut Vec<Case>) {
             c.tensors.retain(|n, _| tensors.contains(n));
             c.storages.retain(|n, _| storages.contains(n));
         }));
+    }
+}
+
+/// Fewer tensors requiring grad: each `wrt` name dropped (and its clone) while another
+/// remains.
+fn drop_wrt(case: &Case, out: &mut Vec<Case>) {
+    let Some(g) = &case.grad else { return };
+    if g.wrt.len() < 2 {
+        return;
+    }
+    for name in &g.wrt {
+        out.push(with(case, |c| {
+            if let Some(g) = &mut c.grad {
+                g.wrt.retain(|n| n != name);
+                g.clone.retain(|n| n != name);
+            }
+        }));
+    }
+}
+
+/// Gives each upstream gradient of a case with gradients the shape and dtype its result has
+/// (as the reference engine's forward of the case computes them), after a step changed them:
+/// the upstream becomes a contiguous view of its storage, the storage takes the result's
+/// dtype and length (a fill keeps its recipe; literal values of the same dtype are cut or
+/// padded with zeros; others become the `arange` fill). A list of results that got shorter
+/// keeps the first upstreams. Nothing changes when the call raises.
+///
+/// ```
+/// use bcast_conformance::case::Case;
+/// use bcast_fuzzing::shrink::refit_upstream;
+/// let mut case: Case = serde_json::from_str(r#"{"id": "g",
+///   "storages": {"a": {"dtype": "float32", "fill": {"kind": "random", "len": 2, "seed": 1}},
+///                "g": {"dtype": "float64", "fill": {"kind": "random", "len": 6, "seed": 2}}},
+///   "tensors": {"a": {"storage": "a", "shape": [2], "strides": [1]},
+///               "g": {"storage": "g", "shape": [3, 2], "strides": [1, 3]}},
+///   "call": {"fn": "torch.neg", "args": [{"tensor": "a"}]},
+///   "grad": {"wrt": ["a"], "upstream": ["g"]}}"#).unwrap();
+/// refit_upstream(&mut case);
+/// assert_eq!((&case.tensors["g"].shape, &case.tensors["g"].strides), (&vec![2], &vec![1]));
+/// assert_eq!(case.storages["g"].dtype, "float32");
+/// assert_eq!(case.storages["g"].fill.as_ref().map(|f| f.len), Some(2));
+/// ```
+pub fn refit_upstream(case: &mut Case) {
+    if case.grad.is_none() {
+        return;
+    }
+    let results = match run_reference(case) {
+        Ok(Outcome::Ok(ok)) => match ok.result {
+            ResultValue::Tensor(t) => vec![t],
+            ResultValue::Tensors(ts) => ts,
+            _ => return,
+        },
+        _ => return,
+    };
+    let Some(grad) = &mut case.grad else { return };
+    grad.upstream.truncate(results.len());
+    let upstream = grad.upstream.clone();
+    for (result, name) in results.iter().zip(upstream) {
+        let Some(name) = name else { continue };
+        let Some(shape) = result
+            .shape
+            .iter()
+            .map(|&d| usize::try_from(d).ok())
+            .collect::<Option<Vec<usize>>>()
+        else {
+            continue;
+        };
+        let Some(t) = case.tensors.get(&name).cloned() else {
+            continue;
+        };
+        let shared = case
+            .tensors
+            .iter()
+            .any(|(n, other)| *n != name && other.storage == t.storage);
+        let Some(storage) = case.storages.get(&t.storage).cloned() else {
+            continue;
+        };
+        if shared || (t.shape == shape && storage.dtype == result.dtype) {
+            continue;
+        }
+        let len: usize = shape.iter().product();
+        let values = storage
+            .values
+            .filter(|_| storage.dtype == result.dtype)
+            .map(|mut v| {
+                let zero = match v.first() {
+                    Some(Num::Complex(..)) => Num::Complex(0.0, 0.0),
+                    Some(Num::Bool(_)) => Num::Bool(false),
+                    Some(Num::Int(_)) => Num::Int(0),
+                    _ => Num::Float(0.0),
+                };
+                v.resize(len, zero);
+                v
+            });
+        let fill = match (&values, storage.fill) {
+            (Some(_), _) => None,
+            (None, Some(f)) => Some(Fill { len, ..f }),
+            (None, None) => Some(Fill {
+                kind: FillKind::Arange,
+                len,
+                seed: 0,
+            }),
+        };
+        case.storages.insert(
+            t.storage.clone(),
+            StorageSpec {
+                dtype: result.dtype.clone(),
+                values,
+                fill,
+            },
+        );
+        case.tensors.insert(
+            name,
+            TensorSpec {
+                storage: t.storage,
+                strides: contiguous_strides(&shape).to_vec(),
+                shape,
+                offset: 0,
+            },
+        );
     }
 }
 

@@ -1,4 +1,4 @@
-"""The fixture case format (schemas 1 and 2), shared by every Python tool: dtypes, number
+"""The fixture case format (schemas 1 to 4), shared by every Python tool: dtypes, number
 encoding, storage values and the positions sampled from a large result. See fixtures/README.md."""
 
 import math
@@ -7,16 +7,18 @@ from .fill import fill_values, splitmix64  # noqa: F401 - part of the format
 
 # The latest schema (read and written); a file is written with the lowest version that has what
 # its cases use (schema_for), so a file of version-1 cases is written exactly as before.
-SCHEMA = 3
+SCHEMA = 4
 MIN_SCHEMA = 1
-# The versions that added the dtypes after the first four (and complex arguments), and gradients.
+# The versions that added the dtypes after the first four (and complex arguments), gradients, and
+# complex32.
 DTYPES_SCHEMA = 2
 GRAD_SCHEMA = 3
-# Every dtype, in the schema's order; those of version 1 first came alone.
+COMPLEX32_SCHEMA = 4
+# Every dtype, in the schema's order; those of version 1 first came alone, complex32 last.
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
-          "complex64", "complex128")
+          "complex32", "complex64", "complex128")
 V1_DTYPES = ("bool", "int64", "float32", "float64")
-COMPLEX_DTYPES = ("complex64", "complex128")
+COMPLEX_DTYPES = ("complex32", "complex64", "complex128")
 # Results with more elements than this keep sampled values instead of all of them.
 MAX_FULL_VALUES = 4096
 SAMPLE_COUNT = 64
@@ -57,8 +59,9 @@ def dtype_names(case):
         if isinstance(arg, dict) and "dtype" in arg:
             names.add(arg["dtype"])
     result = case.get("expect", {}).get("ok", {}).get("result", {})
-    for t in [result["tensor"]] if "tensor" in result else result.get("tensors", []):
-        names.add(t["dtype"])
+    if isinstance(result, dict):  # not "not_implemented"
+        for t in [result["tensor"]] if "tensor" in result else result.get("tensors", []):
+            names.add(t["dtype"])
     return names
 
 
@@ -72,8 +75,10 @@ def has_complex_arg(case):
 
 def schema_for(cases):
     """The schema version a file of these cases is written with: 1 unless a case names a dtype
-    that only version 2 has, or passes a Python complex number (2), or asks for gradients (3);
-    as the Rust schema_for."""
+    that only version 2 has, or passes a Python complex number (2), or asks for gradients (3),
+    or names complex32 (4); as the Rust schema_for."""
+    if any(name == "complex32" for case in cases for name in dtype_names(case)):
+        return COMPLEX32_SCHEMA
     if any("grad" in case for case in cases):
         return GRAD_SCHEMA
     new = any(name not in V1_DTYPES and name in DTYPES for case in cases for name in dtype_names(case))
@@ -102,12 +107,14 @@ def fits(x, dtype):
     """Whether the (decoded) Python value x can be an element of `dtype` as fixtures write it,
     the rules of the Rust Num::check: bools for bool, ints in range for the integer dtypes, any
     number for float32/float64, exactly a value of the dtype for float16/bfloat16, complex
-    numbers (pairs) for the complex dtypes."""
+    numbers (pairs) for the complex dtypes, with parts exactly float16 values for complex32."""
     if dtype == "bool":
         return isinstance(x, bool)
     if dtype in INT_RANGES:
         lo, hi = INT_RANGES[dtype]
         return isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi
+    if dtype == "complex32":
+        return isinstance(x, complex) and half_exact(x.real, "float16") and half_exact(x.imag, "float16")
     if dtype in COMPLEX_DTYPES:
         return isinstance(x, complex)
     if isinstance(x, (bool, complex)) or not isinstance(x, (int, float)):

@@ -16,7 +16,7 @@ import torch
 
 DTYPES = [
     "bool", "uint8", "int8", "int16", "int32", "int64",
-    "float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+    "float16", "bfloat16", "float32", "float64", "complex32", "complex64", "complex128",
 ]
 DATA = os.path.join(os.path.dirname(__file__), "..", "..", "engine", "tests", "data")
 
@@ -162,10 +162,9 @@ def op_values(name, second=False):
         v = COMPLEX_OP_VALUES
     else:
         v = FLOAT_OP_VALUES
-    t = torch.tensor(v, dtype=torch.complex128 if name.startswith("complex") else None).to(dt(name))
     if second:
-        t = t.flip(0)[:4]
-    return t
+        v = v[::-1][:4]
+    return torch.tensor(v, dtype=torch.complex128 if name.startswith("complex") else None).to(dt(name))
 
 
 def outcome(f):
@@ -189,7 +188,7 @@ UNARY = ["neg", "abs", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "f
 
 
 def elementwise_table():
-    """Element-wise ops over the twelve dtypes on small inputs: each binary and comparison op on
+    """Element-wise ops over the thirteen dtypes on small inputs: each binary and comparison op on
     every dtype with itself ((2, 4) with (4,)), with Python numbers, on a sample of mixed pairs;
     each unary op on every dtype; in place and `out=`; `where`."""
     import random
@@ -262,7 +261,7 @@ def elementwise_table():
 
 
 def reduce_table():
-    """Reductions over the twelve dtypes: `sum` (with and without `dtype=`), `mean`, `amax`,
+    """Reductions over the thirteen dtypes: `sum` (with and without `dtype=`), `mean`, `amax`,
     `amin`, `var`, `std`, over every dim and over dim 1, on the ops table's values; long sums
     of the half types (float32 accumulation)."""
     rows = []
@@ -347,7 +346,7 @@ def product_call(call, a, b, step):
 
 
 def matmul_table():
-    """Products over the twelve dtypes: each form of PRODUCT_FORMS on every pair of dtypes
+    """Products over the thirteen dtypes: each form of PRODUCT_FORMS on every pair of dtypes
     (torch's result dtype and values, or its error, which depends on the path and on which
     operand has which dtype; bmm from 400 multiply-adds on fewer pairs); long sums (k = 1000)
     of float16 and bfloat16, whose results tell a float32 accumulator rounded once from one

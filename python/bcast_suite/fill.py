@@ -5,6 +5,7 @@ MASK64 = (1 << 64) - 1
 # (fraction bits, exponent of the smallest normal, exponent of the largest finite) of the halves.
 HALF_FORMATS = {"float16": (10, -14, 15), "bfloat16": (7, -126, 127)}
 INT_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32}
+COMPLEX_DTYPES = ("complex32", "complex64", "complex128")
 
 
 def splitmix64(state):
@@ -42,7 +43,9 @@ def arange_value(dtype, i):
         return v - (1 << bits) if dtype != "uint8" and v >= 1 << (bits - 1) else v
     if dtype in HALF_FORMATS:
         return round_half(dtype, i)
-    if dtype in ("complex64", "complex128"):
+    if dtype == "complex32":
+        return complex(round_half("float16", i), 0)
+    if dtype in COMPLEX_DTYPES:
         return complex(i, 0)
     return float(i)
 
@@ -68,7 +71,7 @@ def fill_values(dtype, fill):
             out.append(draw() % 21)
         elif dtype in INT_BITS or dtype == "int64":
             out.append(draw() % 21 - 10)
-        elif dtype in ("complex64", "complex128"):
+        elif dtype in COMPLEX_DTYPES:
             re = (draw() % 33 - 16) / 4.0
             out.append(complex(re, (draw() % 33 - 16) / 4.0))
         else:

@@ -63,7 +63,7 @@ def values_of(t):
 
 def describe_tensor(t, storages):
     if t.dtype not in DTYPE_NAMES:
-        # complex32, which a half-precision tensor and a complex 0-d tensor promote to.
+        # A quantized or bit dtype, which no case's call computes (complex32 is in the schema).
         # "outside the schema: " as the Rust backends word it (`bcast diff` counts it unsupported).
         raise kit.Unsupported(f"outside the schema: a {t.dtype} result, which the schema has no dtype for")
     ptr = t.untyped_storage().data_ptr()

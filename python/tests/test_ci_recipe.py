@@ -91,7 +91,10 @@ class Recipe(unittest.TestCase):
     def test_the_report_job_merges_the_parts_the_gate_uploads(self):
         report = self.workflow["jobs"]["report"]
         [merge] = [w for w in bcast_commands(self.workflow) if w[1] == "merge-reports"]
-        self.assertEqual(merge[2:], ["bcast-*.json", "-o", "bcast.json"])
+        self.assertEqual(merge[2:], ["bcast-*.json", "-o", "bcast.json", "--junit", "bcast.xml", "--html",
+                                     "bcast.html", "--strict-xfail"])
+        [keep] = [s for s in report["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+        self.assertEqual(keep["with"]["path"].split(), ["bcast.json", "bcast.xml", "bcast.html"])
         [download] = [s for s in report["steps"] if s.get("uses", "").startswith("actions/download-artifact")]
         self.assertEqual(download["with"]["pattern"], "bcast-part-*")
         self.assertTrue(download["with"]["merge-multiple"])

@@ -1,7 +1,9 @@
 """The JAX and array-api-strict adapters (bcast_suite.adapters.jax_adapter,
 .array_api_strict_adapter) run a few cases in process and answer the protocol through their entry
-points. Each library's tests are skipped when it is not installed: `scripts/setup-adapters.sh`
-makes a venv with both; run them with its python:
+points; with the built bcast (cargo build --release, or $BCAST_BIN), the gate runs them over
+cases of the corpus: the inputs a dense library cannot take skipped by the hello's declines, and
+JAX's gradients judged against torch's labels. Each library's tests are skipped when it is not
+installed: `scripts/setup-adapters.sh` makes a venv with both; run them with its python:
 
     $(scripts/setup-adapters.sh | sed -n 's/.*PYTHON="\\(.*\\)"/\\1/p') -m unittest discover -s python/tests -t python
 """
@@ -10,11 +12,18 @@ import importlib
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 import sys
+import tempfile
 import unittest
 
-from .support import path
+from bcast_suite import kit
+from bcast_suite.casefmt import encode_number
+from bcast_suite.fill import fill_values
+
+from .support import fixture_cases, path
+from .test_ci_recipe import bcast_binary
 
 HAS_NUMPY = importlib.util.find_spec("numpy") is not None
 HAS_JAX = HAS_NUMPY and importlib.util.find_spec("jax") is not None
@@ -70,6 +79,29 @@ def the_tensor(outcome):
     return outcome["ok"]["result"]["tensor"]
 
 
+# Cases a dense library cannot take, which the hello's finer declines skip (PROTOCOL.md,
+# "Declines"): a stride-0 view of 2^61 x 2 elements, Tensor.view of a transposed input (torch
+# raises where the strides do not allow the view), expand to 2^40 elements.
+DECLINED = {"regressions/gate/add-new-output-bytes-overflow": "declines inputs of more than 16777216 elements",
+            "views/s1/22": "declines stride-dependent outcomes (Tensor.view of the strided view t0)",
+            "expand/s1/12": "declines huge results (tag huge-result)"}
+DECLINED_FILES = [("regressions", "gate.json"), ("torch", "views.json"), ("torch", "expand.json")]
+
+
+def gate_run(module, files, ids):
+    """The built bcast run over `ids` of the fixture `files` with the adapter's entry point:
+    the JSON report's cases by id."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        backend = shlex.join([sys.executable, path("scripts", "adapters", f"{module}.py")])
+        id_args = [arg for i in ids for arg in ("--id", i)]
+        subprocess.run([bcast_binary(), "run", *(path("fixtures", *f) for f in files), "--backend", backend,
+                        "--allow-empty", "-q", "--timeout-ms", "60000", "--json", report, *id_args],
+                       cwd=tmp, capture_output=True, text=True, timeout=600)
+        with open(report) as f:
+            return {c["id"]: c for c in json.load(f)["cases"]}
+
+
 class DenseAdapterCases:
     """Cases every dense adapter answers as torch does; `module` names the adapter module."""
 
@@ -109,9 +141,31 @@ class DenseAdapterCases:
         self.assertEqual((t["shape"], t["values"]), ([2, 1], [3.0, 12.0]))
 
     def test_an_input_too_large_to_copy_fails_the_case(self):
-        from bcast_suite.kit import Unsupported
-        with self.assertRaises(Unsupported):
+        # The hello declines such an input (max_input_elements), so the runner never sends it.
+        self.assertEqual(self.adapter.DECLINES["max_input_elements"], 1 << 24)
+        with self.assertRaises(kit.Unsupported):
             self.run_case(HUGE)
+
+    def test_every_claimed_dtype_round_trips(self):
+        # Each dtype's fill (values of the dtype by construction), read through a transposed view
+        # and cloned: the result has the dtype's name and exactly the values the view sees.
+        for dtype in self.adapter.DTYPES:
+            fill = {"kind": "random", "len": 6, "seed": 7}
+            c = case("Tensor.clone", [{"tensor": "xt"}], {"s": {"dtype": dtype, "fill": fill}},
+                     {"xt": tensor("s", [3, 2], [1, 3])})
+            storage = fill_values(dtype, fill)
+            seen = [storage[i + 3 * j] for i in range(3) for j in range(2)]
+            t = the_tensor(self.run_case(c))
+            self.assertEqual((t["shape"], t["dtype"]), ([3, 2], dtype), dtype)
+            self.assertEqual(t["values"], [encode_number(v) for v in seen], dtype)
+
+    @unittest.skipUnless(bcast_binary(), "needs the bcast binary (cargo build --release, or BCAST_BIN)")
+    def test_inputs_a_dense_library_cannot_take_are_skipped_not_failed(self):
+        got = gate_run(self.module, DECLINED_FILES, list(DECLINED))
+        self.assertEqual(set(got), set(DECLINED))
+        for i, why in DECLINED.items():
+            self.assertEqual(got[i]["status"], "skip", got[i])
+            self.assertTrue(got[i]["detail"].startswith(f"skipped: {why}"), got[i])
 
     def test_the_entry_point_says_hello_and_answers(self):
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -121,9 +175,11 @@ class DenseAdapterCases:
         self.assertEqual(done.returncode, 0, done.stderr)
         hello, answer = [json.loads(line) for line in done.stdout.splitlines()]
         caps = hello["hello"]["capabilities"]
-        self.assertEqual(caps["levels"], ["shapes", "dtypes", "values"])
+        self.assertEqual(caps["levels"], self.adapter.LEVELS)
+        self.assertEqual(caps["dtypes"], list(self.adapter.DTYPES))
         self.assertEqual(caps["declines"]["forms"], ["in_place"])
         self.assertIn("out", caps["declines"]["kwargs"])
+        self.assertEqual((caps["declines"]["stride_dependent"], caps["declines"]["huge_results"]), (True, True))
         self.assertIn("torch.add", caps["ops"])
         self.assertEqual(answer["id"], "a")
         self.assertEqual(the_tensor(answer["outcome"])["values"], [-2.5])
@@ -139,15 +195,87 @@ class JaxAdapter(DenseAdapterCases, unittest.TestCase):
                  {"s": {"dtype": "int64", "fill": {"kind": "arange", "len": 3}}}, {"x": tensor("s", [3])})
         self.assertEqual(the_tensor(self.run_case(c))["values"], [2])
 
+    def test_every_dtype_of_the_schema_jax_has_is_claimed(self):
+        import jax.numpy as jnp
+        has = [name for name in kit.DTYPES if hasattr(jnp, name) and jnp.zeros((), name).dtype.name == name]
+        self.assertEqual(list(self.adapter.DTYPES), has)
+
     def test_einsum_is_claimed(self):
         c = case("torch.einsum", [{"str": "i,j->ij"}, {"tensor": "x"}, {"tensor": "x"}],
                  {"s": {"dtype": "int64", "fill": {"kind": "arange", "len": 2}}}, {"x": tensor("s", [2])})
         self.assertEqual(the_tensor(self.run_case(c))["values"], [0, 0, 0, 1])
 
 
+def complex_values(desc):
+    return [complex(*(float(p) for p in v)) for v in desc["values"]]
+
+
+@unittest.skipUnless(HAS_JAX, "needs jax (scripts/setup-adapters.sh)")
+class JaxGradients(unittest.TestCase):
+    """jax.vjp's gradients against torch's labels (fixtures/torch/grad.json): the runner's
+    verdict where they agree, and the differences README names, as JAX computes them."""
+
+    # Broadcast inputs of two float dtypes (where, maximum), a list of results with one
+    # upstream each (broadcast_tensors), ties of amax split evenly as torch splits them.
+    AGREE = ["grad/s1/40", "grad/s1/1237", "grad/s1/1597", "grad/s1/3346"]
+
+    @classmethod
+    def setUpClass(cls):
+        cls.adapter = importlib.import_module("bcast_suite.adapters.jax_adapter")
+        cls.cases = fixture_cases("fixtures", "torch", "grad.json")
+
+    def test_the_hello_claims_grads(self):
+        self.assertIn("grads", self.adapter.LEVELS)
+
+    @unittest.skipUnless(bcast_binary(), "needs the bcast binary (cargo build --release, or BCAST_BIN)")
+    def test_gradients_of_broadcast_inputs_pass_as_torch_computes_them(self):
+        got = gate_run("jax_adapter", [("torch", "grad.json")], self.AGREE)
+        self.assertEqual({i: c["status"] for i, c in got.items()}, {i: "pass" for i in self.AGREE},
+                         {i: c.get("detail") for i, c in got.items()})
+
+    def test_a_broadcast_input_gets_its_own_shape_and_dtype_back(self):
+        expected = self.cases["grad/s1/40"]["expect"]["ok"]["grads"]
+        got = self.adapter.run_case(self.cases["grad/s1/40"])["ok"]["grads"]
+        for name, g in expected.items():
+            self.assertEqual((got[name]["shape"], got[name]["dtype"]), (g["shape"], g["dtype"]), name)
+
+    def test_complex_gradients_are_the_conjugate_of_torchs(self):
+        # torch.abs of complex64: torch's gradient is the conjugate Wirtinger one, JAX's vjp its
+        # conjugate.
+        case = self.cases["grad/s1/85"]
+        expected = complex_values(case["expect"]["ok"]["grads"]["t0"])
+        got = complex_values(self.adapter.run_case(case)["ok"]["grads"]["t0"])
+        finite = [(e, g) for e, g in zip(expected, got) if all(abs(p) < float("inf") for p in (e.real, e.imag))]
+        self.assertTrue(finite and any(e.imag != 0 for e, _ in finite))
+        for e, g in finite:
+            self.assertAlmostEqual(g, e.conjugate(), places=5)
+
+    def test_an_integer_input_is_differentiated_with_no_gradient(self):
+        # torch refuses requires_grad on an int16 tensor; JAX's vjp takes it and gives a float0
+        # cotangent, answered as no gradient.
+        case = self.cases["grad/s1/282"]
+        self.assertEqual(case["expect"]["error"]["stage"], "requires_grad")
+        outcome = self.adapter.run_case(case)
+        self.assertEqual(outcome["ok"]["grads"], {n: None for n in case["grad"]["wrt"]})
+
+    def test_a_bool_result_takes_its_upstream_and_gives_zeros(self):
+        # torch.logical_not: torch's backward raises (the result does not require grad); JAX
+        # differentiates the bool result to zeros of the input's dtype.
+        case = self.cases["grad/s1/20"]
+        self.assertIn("backward_error", case["expect"]["ok"])
+        grads = self.adapter.run_case(case)["ok"]["grads"]
+        for name in case["grad"]["wrt"]:
+            self.assertTrue(all(v == 0 for v in grads[name]["values"]), name)
+
+
 @unittest.skipUnless(HAS_STRICT, "needs array_api_strict (scripts/setup-adapters.sh)")
 class ArrayApiStrictAdapter(DenseAdapterCases, unittest.TestCase):
     module = "array_api_strict_adapter"
+
+    def test_every_dtype_of_the_schema_the_standard_has_is_claimed(self):
+        import array_api_strict as xp
+        has = xp.__array_namespace_info__().dtypes()
+        self.assertEqual(list(self.adapter.DTYPES), [name for name in kit.DTYPES if name in has])
 
     def test_only_the_standards_functions_are_claimed(self):
         self.assertNotIn("torch.einsum", self.adapter.OPS)

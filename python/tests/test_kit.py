@@ -33,11 +33,13 @@ class Encodings(unittest.TestCase):
     def test_values_fit_their_dtype_as_the_loader_says(self):
         fits = [("uint8", 0), ("uint8", 255), ("int8", -128), ("int16", 32767), ("int32", -(1 << 31)),
                 ("float16", 65504.0), ("float16", 2048), ("float16", float("nan")), ("bfloat16", 0.1015625),
-                ("bfloat16", 3.3895313892515355e38), ("float32", 0.1), ("complex64", 1j), ("bool", False)]
+                ("bfloat16", 3.3895313892515355e38), ("float32", 0.1), ("complex64", 1j), ("bool", False),
+                ("complex32", complex(2048, -0.25)), ("complex32", complex(float("inf"), float("nan")))]
         for dtype, v in fits:
             self.assertTrue(casefmt.fits(v, dtype), (dtype, v))
         refused = [("uint8", 300), ("uint8", -1), ("int8", 128), ("int32", 1 << 31), ("int64", 1.0),
                    ("uint8", True), ("float16", 0.1), ("float16", 2049), ("float16", 65505.0), ("bfloat16", 257),
+                   ("complex32", complex(0.1, 0)), ("complex32", complex(0, 2049)), ("complex32", 1.0),
                    ("float32", 1j), ("complex128", 1.0), ("bool", 1), ("float64", True)]
         for dtype, v in refused:
             self.assertFalse(casefmt.fits(v, dtype), (dtype, v))
@@ -52,7 +54,8 @@ class Encodings(unittest.TestCase):
         self.assertEqual(casefmt.schema_for([]), 1)
         grad = dict(case("float32"), grad={"wrt": ["t"], "upstream": ["g"]})
         self.assertEqual(casefmt.schema_for([case("uint8"), grad]), 3)
-        self.assertEqual(casefmt.SCHEMA, 3)
+        self.assertEqual(casefmt.schema_for([grad, case("complex32")]), 4)
+        self.assertEqual(casefmt.SCHEMA, 4)
 
     def test_every_dtype_builds_and_is_described(self):
         for dtype in kit.DTYPES:

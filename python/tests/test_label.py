@@ -122,10 +122,9 @@ class Label(unittest.TestCase):
                     self.assertTrue(casefmt.fits(casefmt.decode_number(v), t["dtype"]), (case["id"], v))
         self.assertLessEqual({"uint8", "int8", "int16", "float16", "bfloat16", "complex64", "complex128"}, dtypes)
 
-    def test_a_result_outside_the_schema_is_left_out(self):
-        # float16 broadcast against a complex 0-d tensor promotes to complex32, which the schema
-        # has no dtype for: such a case (a complex32 result, or a kernel error naming
-        # ComplexHalf) is dropped with a note, the others are kept.
+    def test_complex32_computations_are_labelled(self):
+        # float16 broadcast against a complex 0-d tensor promotes to complex32 (schema 4): a
+        # complex32 result, and a kernel error naming ComplexHalf, are both kept as torch says.
         cases = [{"id": f"c{i}", "storages": {"h": {"dtype": "float16", "values": [1.0, 2.0]},
                                                "z": {"dtype": "complex64", "values": [[1.0, 1.0]]}},
                   "tensors": {"x": {"storage": "h", "shape": [2], "strides": [1], "offset": 0},
@@ -134,12 +133,13 @@ class Label(unittest.TestCase):
                  for i, y in enumerate(["y", "x"])]
         xor = json.loads(json.dumps(cases[0]))
         xor.update(id="c2", call={"fn": "torch.logical_xor", "args": [{"tensor": "x"}, {"tensor": "y"}]})
-        err = io.StringIO()
-        with contextlib.redirect_stderr(err):
-            kept = label.label(cases + [xor])
-        self.assertEqual([c["id"] for c in kept], ["c1"])
-        self.assertIn("left out c0: outside the schema: a torch.complex32 result", err.getvalue())
-        self.assertIn("left out c2: torch computes it in complex32", err.getvalue())
+        kept = label.label(cases + [xor])
+        self.assertEqual([c["id"] for c in kept], ["c0", "c1", "c2"])
+        result = kept[0]["expect"]["ok"]["result"]["tensor"]
+        self.assertEqual((result["dtype"], result["values"]), ("complex32", [[2.0, 1.0], [3.0, 1.0]]))
+        self.assertEqual(kept[2]["expect"]["error"]["message"],
+                         "\"logical_xor_cpu\" not implemented for 'ComplexHalf'")
+        self.assertTrue(label.fixture_text(kept, None).startswith('{"schema": 4,'))
 
     def test_a_backward_torch_computes_in_complex32_is_left_out(self):
         # clamp(float16, min=1.5+0j) returns float16, but its backward compares the input with
@@ -153,8 +153,7 @@ class Label(unittest.TestCase):
         with contextlib.redirect_stderr(err):
             kept = label.label([case])
         self.assertEqual(kept, [])
-        self.assertIn("left out h: torch computes it in complex32: \"ge_cpu\" not implemented for 'ComplexHalf'",
-                      err.getvalue())
+        self.assertIn("left out h: a gradient case torch computes in complex32", err.getvalue())
 
     def test_an_internal_assert_of_torch_is_left_out_unless_the_case_asks_for_it(self):
         # The backward of torch.pow(True, t) fails an internal assert in torch 2.13.0.

@@ -26,9 +26,9 @@ class NumpyAdapterTest(unittest.TestCase):
         from bcast_suite.adapters import numpy_adapter
         self.adapter = numpy_adapter
 
-    def test_bfloat16_is_the_one_dtype_not_claimed(self):
+    def test_bfloat16_and_complex32_are_the_dtypes_not_claimed(self):
         from bcast_suite.casefmt import DTYPES
-        self.assertEqual(set(DTYPES) - set(self.adapter.NP_DTYPES), {"bfloat16"})
+        self.assertEqual(set(DTYPES) - set(self.adapter.NP_DTYPES), {"bfloat16", "complex32"})
 
     def test_where_writes_into_out(self):
         c = case("torch.where", [{"tensor": "c"}, {"tensor": "x"}, {"tensor": "y"}],

@@ -57,7 +57,7 @@ class Writer(unittest.TestCase):
         case, _ = self.written(x, x)
         self.assertEqual(case["call"]["args"][0], case["call"]["args"][1])
 
-    def test_a_dtype_the_schema_lacks_is_not_expressed(self):
+    def test_complex32_samples_are_not_expressed(self):
         with self.assertRaisesRegex(opinfo.NotExpressed, "complex32"):
             self.written(torch.zeros(2, dtype=torch.complex32))
 

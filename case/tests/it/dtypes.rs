@@ -48,7 +48,7 @@ fn same(dtype: &str, values: &str) -> String {
 }
 
 #[test]
-fn every_dtype_loads_from_a_version_2_file() {
+fn every_dtype_loads_from_a_version_4_file() {
     let cases = [
         same("bool", "[true, false]"),
         same("uint8", "[0, 255]"),
@@ -66,11 +66,15 @@ fn every_dtype_loads_from_a_version_2_file() {
         ),
         same("float32", "[0.1, 1e38]"),
         same("float64", r#"[0.1, "nan"]"#),
+        same(
+            "complex32",
+            r#"[[65504.0, -0.25], ["nan", "-inf"], [2048, 5.960464477539063e-08]]"#,
+        ),
         same("complex64", r#"[[1.5, -2.0], ["nan", "inf"], [0, 1]]"#),
         same("complex128", r#"[[0.1, 1e300], ["-inf", -0.0]]"#),
     ];
     let texts: Vec<&str> = cases.iter().map(String::as_str).collect();
-    let loaded = load(2, &texts).unwrap();
+    let loaded = load(4, &texts).unwrap();
     assert_eq!(loaded.len(), DType::ALL.len());
     let dtypes: Vec<&str> = loaded
         .iter()
@@ -78,11 +82,32 @@ fn every_dtype_loads_from_a_version_2_file() {
         .collect();
     let all: Vec<&str> = DType::ALL.iter().map(|d| d.name()).collect();
     assert_eq!(dtypes, all);
-    let z = storage_values(&loaded[10].storages["s"]).unwrap();
+    let z = storage_values(&loaded[11].storages["s"]).unwrap();
     assert_eq!(z[0], Num::Complex(1.5, -2.0));
     assert!(matches!(z[1], Num::Complex(re, im) if re.is_nan() && im == f64::INFINITY));
     assert_eq!(z[2], Num::Complex(0.0, 1.0));
-    assert_eq!(schema_for(&loaded), 2);
+    assert_eq!(schema_for(&loaded), 4);
+    assert_eq!(SCHEMA_VERSION, 4);
+    // The twelve dtypes of schema 2 load from a version-2 file; complex32 needs version 4.
+    let (half_complex, twelve): (Vec<&str>, Vec<&str>) = texts
+        .iter()
+        .copied()
+        .partition(|t| t.contains("\"complex32\""));
+    let loaded = load(2, &twelve).unwrap();
+    assert_eq!((loaded.len(), schema_for(&loaded)), (12, 2));
+    let err = load(3, &half_complex).unwrap_err();
+    assert!(
+        err.contains("dtype complex32 needs schema 4 (the file says 3)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_complex32_part_that_is_not_a_float16_value_is_a_load_error() {
+    for bad in ["[[0.1, 0]]", "[[0, 2049]]", "[[65520, 0]]", "[1.5]"] {
+        let err = load(4, &[&same("complex32", bad)]).unwrap_err();
+        assert!(err.contains("complex32"), "{bad}: {err}");
+    }
 }
 
 #[test]

@@ -549,14 +549,15 @@ fn report_fields_are_the_documented_ones() {
         .map(|(path, _)| path.to_string())
         .collect();
     assert!(documented.len() > 20, "{documented:?}");
-    // A run with a pass, a failure by difference, and a case the xfail list pins to another
-    // reason: every optional field appears.
+    // A run with a pass, a failure by difference, a backend failure (the adapter fails its
+    // first case), and a case the xfail list pins to another reason: every optional field
+    // appears.
     let dir = tempfile::tempdir().unwrap();
     let fixture = numel_copy(dir.path(), 7);
     let xfail = dir.path().join("xfail.txt");
     std::fs::write(&xfail, "numel/2  reason=backend\n").unwrap();
     let json = dir.path().join("r.json");
-    let spec = adapter("good", 0, &dir.path().join("state"));
+    let spec = adapter("failure", 0, &dir.path().join("state"));
     let out = bcast(&[
         "run",
         &fixture,
@@ -590,8 +591,18 @@ fn report_fields_are_the_documented_ones() {
         serde_json::json!({"ok": {"result": {"int": 0}}})
     );
     assert_eq!(failed["xfail_reasons"], serde_json::json!(["backend"]));
-    assert!(
-        report["cases"][0].get("expected").is_none(),
-        "a pass has none"
-    );
+    assert_eq!(failed["failed_levels"], serde_json::json!(["shapes"]));
+    assert!(failed.get("failure_kind").is_none());
+    let broken = &report["cases"][0];
+    assert_eq!(broken["failure_kind"], "bad-input", "{broken}");
+    assert_eq!(broken["failed_levels"], serde_json::json!(["shapes"]));
+    let passed = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "pass")
+        .unwrap();
+    for field in ["expected", "failed_levels", "failure_kind"] {
+        assert!(passed.get(field).is_none(), "a pass has no {field}");
+    }
 }

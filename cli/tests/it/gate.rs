@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
 
 pub(crate) fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -299,51 +298,33 @@ fn a_deadline_stops_a_slow_run() {
     assert!(cases < 30, "{t}");
 }
 
-/// Runs `bcast` and returns its exit code, output and own peak resident memory in bytes: its
-/// `VmHWM`, read until it exits (rusage would fold in the adapter's memory, which it reaps).
+/// Runs `bcast` and returns its exit code, output and peak resident memory in bytes, as the
+/// kernel counted it when it reaped the process: `tests/adapters/peak_rss.py` starts it and
+/// reports `ru_maxrss` of what it waited for (the largest of bcast and of the adapters bcast
+/// waited for, so these tests' adapters stay small: hostile.py streams its huge lines). Read
+/// once, after the exit: nothing samples, so nothing races the machine's load. (Started from
+/// this process, bcast's count would begin at this test binary's own peak.)
 #[cfg(target_os = "linux")]
 pub(crate) fn bcast_with_peak_rss(args: &[&str]) -> (i32, String, u64) {
-    use std::io::Read;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bcast"))
+    let dir = tempfile::tempdir().unwrap();
+    let peak_file = dir.path().join("peak");
+    let out = Command::new("python3")
+        .arg(repo().join("cli/tests/adapters/peak_rss.py"))
+        .arg(&peak_file)
+        .arg(env!("CARGO_BIN_EXE_bcast"))
         .args(args)
         .current_dir(repo())
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("bcast runs");
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let readers = std::thread::spawn(move || {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let _ = stdout.read_to_end(&mut out);
-        let _ = stderr.read_to_end(&mut err);
-        (out, err)
-    });
-    let mut peak_kb = 0u64;
-    let status = loop {
-        if let Ok(text) = std::fs::read_to_string(&status_file) {
-            if let Some(kb) = text
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            {
-                peak_kb = peak_kb.max(kb);
-            }
-        }
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let (out, err) = readers.join().unwrap();
+        .output()
+        .expect("python3 runs");
     let text = format!(
         "{}{}",
-        String::from_utf8_lossy(&out),
-        String::from_utf8_lossy(&err)
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
-    (status.code().unwrap_or(-1), text, peak_kb * 1024)
+    let peak = std::fs::read_to_string(&peak_file).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let peak: u64 = peak.trim().parse().expect("a byte count");
+    (out.status.code().unwrap_or(-1), text, peak)
 }
 
 #[cfg(target_os = "linux")]

@@ -3,6 +3,7 @@
 
 use bcast_conformance::case::load_file;
 use bcast_conformance::report::html::embedded_data;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -296,4 +297,199 @@ fn attribute_names(mut text: &str) -> Vec<String> {
             };
         }
     }
+}
+
+/// The page's facts about each case, by id: its op, status, levels and (for a failure) its
+/// account; and the facts about the whole run. What a page of the same run holds, whatever
+/// the order of its cases.
+fn page_facts(html: &str) -> (serde_json::Value, BTreeMap<String, serde_json::Value>) {
+    let data = embedded_data(html).unwrap();
+    let run = &data["run"];
+    let column = |name: &str, i: usize| run[name][i].clone();
+    let mut cases = BTreeMap::new();
+    for (i, id) in run["id"].as_array().unwrap().iter().enumerate() {
+        let op = &run["ops"][column("op", i).as_u64().unwrap() as usize];
+        let status = &run["statuses"][column("status", i).as_u64().unwrap() as usize];
+        let skip = column("skip", i).as_i64().unwrap();
+        let skip = (skip >= 0).then(|| run["skip_reasons"][skip as usize].clone());
+        cases.insert(
+            id.as_str().unwrap().to_string(),
+            serde_json::json!({"op": op, "status": status, "applies": column("applies", i),
+                "failed": column("failed", i), "skip": skip}),
+        );
+    }
+    for failure in run["failures"].as_array().unwrap() {
+        let i = failure["case"].as_u64().unwrap() as usize;
+        let id = run["id"][i].as_str().unwrap();
+        let mut account = failure.clone();
+        account["case"] = serde_json::Value::Null;
+        account["file"] = run["files"][failure["file"].as_u64().unwrap() as usize].clone();
+        cases.get_mut(id).unwrap()["failure"] = account;
+    }
+    let whole = serde_json::json!({
+        "summary_line": run["summary_line"], "level_line": run["level_line"],
+        "counts": run["counts"], "backends": data["backends"], "levels": data["levels"],
+        "cases_total": data["cases_total"],
+    });
+    (whole, cases)
+}
+
+/// JUnit's test cases, one line each (`suite | name | class | outcome message`), sorted: what
+/// a report of the same run holds, whatever the order of its cases and their timings.
+fn junit_cases(xml: &str) -> Vec<String> {
+    let attr = |head: &str, name: &str| {
+        head.split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let mut lines = Vec::new();
+    for suite in xml.split("<testsuite ").skip(1) {
+        let name = attr(&format!(" {suite}"), "name");
+        for case in suite.split("<testcase ").skip(1) {
+            let body = case.split("</testcase>").next().unwrap();
+            let head = format!(" {}", body.split('>').next().unwrap());
+            let outcome = ["failure", "skipped", "error"]
+                .iter()
+                .find_map(|kind| {
+                    let tail = body.split(&format!("<{kind}")).nth(1)?;
+                    Some(format!(
+                        "{kind}{}",
+                        attr(tail.split('>').next().unwrap(), "message")
+                    ))
+                })
+                .unwrap_or_default();
+            lines.push(format!(
+                "{name} | {} | {} | {outcome}",
+                attr(&head, "name"),
+                attr(&head, "classname")
+            ));
+        }
+    }
+    lines.sort();
+    lines
+}
+
+#[test]
+fn merged_parts_write_the_whole_runs_junit_and_page() {
+    const EXPAND: &str = "fixtures/torch/expand.json";
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    // Wrong on one case in four, in every way (values, strides, messages, the other kind of
+    // outcome, a backend failure); complex64 not claimed, so some cases are skipped.
+    let backend = format!(
+        "python3 {} echo-wrong {EXPAND}",
+        repo().join("cli/tests/adapters/hostile.py").display()
+    );
+    let first = bcast(&[
+        "run",
+        EXPAND,
+        "--backend",
+        &backend,
+        "-q",
+        "--json",
+        &path("first.json"),
+    ]);
+    assert_eq!(first.status.code(), Some(1));
+    // An xfail list that expects one failure and one case that passes.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path("first.json")).unwrap()).unwrap();
+    let with_status = |status: &str| {
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["status"] == status)
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    std::fs::write(
+        path("known.xfail"),
+        format!("{}\n{}\n", with_status("fail"), with_status("pass")),
+    )
+    .unwrap();
+    let common = ["--backend", &backend, "-q", "--xfail", &path("known.xfail")];
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", EXPAND];
+        args.extend(common);
+        args.extend(extra);
+        bcast(&args)
+    };
+    let whole = run(&[
+        "--json",
+        &path("whole.json"),
+        "--html",
+        &path("whole.html"),
+        "--junit",
+        &path("whole.xml"),
+    ]);
+    assert_eq!(whole.status.code(), Some(1));
+    for k in 1..=3 {
+        let part = run(&[
+            "--shard",
+            &format!("{k}/3"),
+            "--json",
+            &path(&format!("{k}.json")),
+        ]);
+        assert_eq!(part.status.code(), Some(1));
+    }
+    let merged = bcast(&[
+        "merge-reports",
+        &path("1.json"),
+        &path("2.json"),
+        &path("3.json"),
+        "-o",
+        &path("merged.json"),
+        "--html",
+        &path("merged.html"),
+        "--junit",
+        &path("merged.xml"),
+        "--fixtures",
+        EXPAND,
+    ]);
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let read = |name: &str| std::fs::read_to_string(path(name)).unwrap();
+    let (whole_facts, whole_cases) = page_facts(&read("whole.html"));
+    let (merged_facts, merged_cases) = page_facts(&read("merged.html"));
+    assert_eq!(merged_facts, whole_facts);
+    assert_eq!(merged_cases, whole_cases);
+    let statuses: std::collections::BTreeSet<String> = whole_cases
+        .values()
+        .map(|c| c["status"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        statuses.len(),
+        5,
+        "every status is in the run: {statuses:?}"
+    );
+    assert!(whole_cases
+        .values()
+        .any(|c| c["failure"]["backend_failure"] == true));
+    assert_eq!(
+        junit_cases(&read("merged.xml")),
+        junit_cases(&read("whole.xml"))
+    );
+    // Over other fixtures than the parts ran, nothing is written and the reason is given.
+    let other = bcast(&[
+        "merge-reports",
+        &path("1.json"),
+        &path("2.json"),
+        &path("3.json"),
+        "--html",
+        &path("other.html"),
+        "--fixtures",
+        NUMEL,
+    ]);
+    assert_eq!(other.status.code(), Some(2));
+    let why = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        why.contains("of the report is not among the fixture cases given"),
+        "{why}"
+    );
+    assert!(!dir.path().join("other.html").exists());
 }

@@ -2,6 +2,7 @@
 //! (one binary links once, where a file a test would link every one of them).
 
 mod cli;
+mod complex32;
 mod corpus;
 mod diff;
 mod gate;

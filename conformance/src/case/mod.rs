@@ -38,6 +38,7 @@ pub fn engine_dtype(dtype: bcast_case::DType) -> Option<DType> {
         Schema::BFloat16 => Some(DType::BFloat16),
         Schema::Float32 => Some(DType::Float32),
         Schema::Float64 => Some(DType::Float64),
+        Schema::Complex32 => Some(DType::Complex32),
         Schema::Complex64 => Some(DType::Complex64),
         Schema::Complex128 => Some(DType::Complex128),
         // bcast_case::DType is non-exhaustive: a dtype of a later schema is not the engine's

@@ -2,10 +2,12 @@
 //! level, and every case with its status, its differences, what torch did where it failed and
 //! what the backend answered. Every field is documented in `REPORT.md`.
 
-use super::levels::{level_counts, LevelCount};
+use super::levels::{case_levels, level_counts, LevelCount};
 use crate::case::{LoadedCase, Outcome};
+use crate::compare::Mismatch;
 use crate::runner::shard::{Selection, Shard};
 use crate::runner::suite::{Status, SuiteResult};
+use crate::runner::xfail::kind_token;
 use crate::runner::Verdict;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -66,6 +68,13 @@ pub struct JsonCase<'a> {
     /// The reasons the xfail list pins for the case, when it failed for another one.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub xfail_reasons: Vec<String>,
+    /// For a failure (fail, xfail): the levels checked that it failed, as `level_counts`
+    /// counts them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_levels: Option<Vec<&'static str>>,
+    /// For a backend failure: its kind, as `reason=backend:KIND` spells it (`timed-out`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure_kind: Option<String>,
     pub elapsed_ms: f64,
 }
 
@@ -76,6 +85,17 @@ pub struct JsonMismatch {
     pub place: String,
     pub expected: String,
     pub got: String,
+}
+
+impl From<&Mismatch> for JsonMismatch {
+    fn from(m: &Mismatch) -> JsonMismatch {
+        JsonMismatch {
+            level: m.level.name(),
+            place: m.place.clone(),
+            expected: m.expected.clone(),
+            got: m.got.clone(),
+        }
+    }
 }
 
 /// Builds the report of a run of the whole selection `cases` (see [`JsonReport::in_shard`]).
@@ -91,15 +111,7 @@ pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> Json
             let loaded = &cases[e.index];
             let verdict = &e.report.verdict;
             let mismatches = match verdict {
-                Verdict::Fail(ms) => ms
-                    .iter()
-                    .map(|m| JsonMismatch {
-                        level: m.level.name(),
-                        place: m.place.clone(),
-                        expected: m.expected.clone(),
-                        got: m.got.clone(),
-                    })
-                    .collect(),
+                Verdict::Fail(ms) => ms.iter().map(JsonMismatch::from).collect(),
                 _ => Vec::new(),
             };
             JsonCase {
@@ -115,6 +127,17 @@ pub fn json_report<'a>(result: &'a SuiteResult, cases: &'a [LoadedCase]) -> Json
                     .flatten(),
                 got: e.report.got.as_ref(),
                 xfail_reasons: e.pinned.iter().map(|r| r.to_string()).collect(),
+                failed_levels: verdict.is_failure().then(|| {
+                    case_levels(result, e, cases)
+                        .into_iter()
+                        .filter(|(_, passed)| !passed)
+                        .map(|(level, _)| level.name())
+                        .collect()
+                }),
+                failure_kind: match verdict {
+                    Verdict::BackendFailure(f) => Some(kind_token(f.kind)),
+                    _ => None,
+                },
                 elapsed_ms: e.elapsed.as_secs_f64() * 1000.0,
             }
         })

@@ -174,6 +174,8 @@ pub enum Stopped {
     Timeouts(usize),
     /// The run's deadline passed.
     Deadline(Duration),
+    /// What a report read back says (`report::replay`): a merged run's parts, each `K/N: why`.
+    Reported(String),
 }
 
 impl std::fmt::Display for Stopped {
@@ -184,6 +186,7 @@ impl std::fmt::Display for Stopped {
                 "the backend timed out on {n} cases in a row (--max-timeouts {n})"
             ),
             Stopped::Deadline(d) => write!(f, "the run's deadline of {} s passed", d.as_secs_f64()),
+            Stopped::Reported(why) => f.write_str(why),
         }
     }
 }

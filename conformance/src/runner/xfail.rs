@@ -48,8 +48,13 @@ const FAILURE_KINDS: [FailureKind; 6] = [
 ];
 
 /// A failure kind's name in an xfail file: its report name, hyphenated (`timed-out`).
-fn kind_token(kind: FailureKind) -> String {
+pub(crate) fn kind_token(kind: FailureKind) -> String {
     kind.name().replace(' ', "-")
+}
+
+/// The failure kind a [`kind_token`] spells, if any.
+pub(crate) fn kind_of_token(token: &str) -> Option<FailureKind> {
+    FAILURE_KINDS.into_iter().find(|k| kind_token(*k) == token)
 }
 
 impl Reason {
@@ -69,9 +74,7 @@ impl Reason {
             return Ok(Reason::Backend(None));
         }
         if let Some(kind) = text.strip_prefix("backend:") {
-            return FAILURE_KINDS
-                .into_iter()
-                .find(|k| kind_token(*k) == kind)
+            return kind_of_token(kind)
                 .map(|k| Reason::Backend(Some(k)))
                 .ok_or_else(|| {
                     let known: Vec<String> = FAILURE_KINDS.into_iter().map(kind_token).collect();

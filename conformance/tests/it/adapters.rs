@@ -60,7 +60,14 @@ fn python_adapter(script: &str) -> Option<Box<dyn Backend>> {
         python.display(),
         adapters_dir().join(script).display()
     );
-    Some(open_backend(&spec, AdapterLimits::default()).expect("the adapter starts"))
+    // Generous limits: on a loaded machine an answer may take long, and a timeout here would
+    // be the machine's verdict, not the adapter's.
+    let limits = AdapterLimits {
+        case: std::time::Duration::from_secs(300),
+        handshake: std::time::Duration::from_secs(300),
+        ..AdapterLimits::default()
+    };
+    Some(open_backend(&spec, limits).expect("the adapter starts"))
 }
 
 #[test]

@@ -270,8 +270,9 @@ fn a_missing_program_is_a_start_error() {
     assert_eq!(backend.name(), "/no/such/adapter --flag");
 }
 
-/// The dtypes of schema 2 in the protocol: a hello may claim them, answers carry their values
-/// (complex pairs, exact half values, narrow integers) and are compared as the schema says.
+/// The dtypes of schemas 2 and 4 in the protocol: a hello may claim them, answers carry their
+/// values (complex pairs, exact half values, narrow integers) and are compared as the schema
+/// says.
 #[test]
 fn answers_in_the_dtypes_of_schema_2_decode_and_compare() {
     use bcast_conformance::backend::subprocess::protocol::{parse_answer, parse_hello, Answer};
@@ -279,19 +280,19 @@ fn answers_in_the_dtypes_of_schema_2_decode_and_compare() {
     use bcast_conformance::compare::compare_case;
 
     let all = r#"["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-        "float32", "float64", "complex64", "complex128"]"#;
+        "float32", "float64", "complex32", "complex64", "complex128"]"#;
     let hello = parse_hello(&format!(
         r#"{{"hello": {{"name": "x", "protocol": 1, "capabilities": {{"ops": null,
         "dtypes": {all}, "levels": ["shapes", "values"]}}}}}}"#
     ))
     .unwrap();
-    assert_eq!(hello.capabilities.dtypes.len(), 12);
+    assert_eq!(hello.capabilities.dtypes.len(), 13);
     let refused = parse_hello(
         r#"{"hello": {"name": "x", "protocol": 1, "capabilities": {"ops": null,
-        "dtypes": ["complex32"], "levels": []}}}"#,
+        "dtypes": ["uint16"], "levels": []}}}"#,
     )
     .unwrap_err();
-    assert!(refused.contains("unknown dtype \"complex32\""), "{refused}");
+    assert!(refused.contains("unknown dtype \"uint16\""), "{refused}");
 
     let case: Case = serde_json::from_str(
         r#"{"id": "z", "storages": {"s": {"dtype": "complex64", "values": [[1, 2], ["nan", "inf"]]}},

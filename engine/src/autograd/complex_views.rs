@@ -3,6 +3,7 @@
 //! are typed, makes as the same geometry over a copy of the storage.
 
 use crate::complex::Complex;
+use crate::half::Half;
 use crate::{Buffer, DType, Error, Layout, Result, Storage, Tensor};
 use std::cell::RefCell;
 
@@ -20,6 +21,11 @@ pub(crate) fn conj(t: &Tensor) -> Result<Tensor> {
         return Ok(t.clone());
     }
     let buffer = match &*t.storage().read() {
+        Buffer::Complex32(v) => Buffer::Complex32(
+            v.iter()
+                .map(|z| Complex::new(z.re, Half(z.im.0 ^ 0x8000)))
+                .collect(),
+        ),
         Buffer::Complex64(v) => {
             Buffer::Complex64(v.iter().map(|z| Complex::new(z.re, -z.im)).collect())
         }
@@ -36,6 +42,7 @@ pub(crate) fn conj(t: &Tensor) -> Result<Tensor> {
 /// complex storage: see [`Graph::storage_of`](super::Graph::storage_of)).
 pub(crate) fn real(t: &Tensor) -> Result<Tensor> {
     let buffer = match &*t.storage().read() {
+        Buffer::Complex32(v) => Buffer::Float16(v.iter().flat_map(|z| [z.re, z.im]).collect()),
         Buffer::Complex64(v) => Buffer::Float32(v.iter().flat_map(|z| [z.re, z.im]).collect()),
         Buffer::Complex128(v) => Buffer::Float64(v.iter().flat_map(|z| [z.re, z.im]).collect()),
         _ => return Ok(t.clone()),
@@ -66,6 +73,10 @@ pub(crate) fn handle_r_to_c(input: DType, grad: Tensor) -> Result<Tensor> {
 pub(crate) fn parts(t: &Tensor) -> Result<(Tensor, Tensor)> {
     let dense = t.contiguous_copy()?;
     let (re, im): (Buffer, Buffer) = match &*dense.storage().read() {
+        Buffer::Complex32(v) => (
+            Buffer::Float16(v.iter().map(|z| z.re).collect()),
+            Buffer::Float16(v.iter().map(|z| z.im).collect()),
+        ),
         Buffer::Complex64(v) => (
             Buffer::Float32(v.iter().map(|z| z.re).collect()),
             Buffer::Float32(v.iter().map(|z| z.im).collect()),

@@ -683,7 +683,7 @@ fn pow_grads(
                 let promoted = crate::result_type::result_type(&[
                     crate::result_type::Participant::tensor(s.dtype(), s.ndim()),
                     crate::result_type::Participant::tensor(e.dtype(), e.ndim()),
-                ])?;
+                ]);
                 let log = unary(UnaryOp::Log, &s.to_dtype(promoted)?, None)?;
                 let d = conj(&mul(result, log)?)?;
                 let out = mul(g, select(&cond, zero(), d)?)?;
@@ -959,29 +959,6 @@ pub(crate) fn compare_op_(op: CompareOp, a: &Tensor, b: Operand) -> Result<Tenso
     Ok(result)
 }
 
-/// The tensor branch of `where` with a Python number for the other, as torch's `Scalar`
-/// overloads pass it on: converted to the result dtype first (`self.to(result_type)`, whose
-/// `ToCopyBackward0` gives a real tensor the real part of a complex gradient), where that
-/// dtype is another.
-fn scalar_overload_inputs(a: Operand, b: Operand) -> Result<(Operand, Operand)> {
-    let promoted = |t: &Tensor, n: &Operand| -> Result<Tensor> {
-        let participants = [IterInput::tensor(t).participant(), n.input().participant()];
-        match crate::result_type::result_type(&participants) {
-            Ok(dtype) => super::views::to_dtype(t, dtype),
-            // A dtype the engine lacks (complex32): the forward raises it.
-            Err(_) => Ok(t.clone()),
-        }
-    };
-    Ok(match (&a, &b) {
-        (Operand::Tensor(t), Operand::Number(_)) => (Operand::Tensor(promoted(t, &b)?), b),
-        (Operand::Number(_), Operand::Tensor(t)) => {
-            let t = promoted(t, &a)?;
-            (a, Operand::Tensor(t))
-        }
-        _ => (a, b),
-    })
-}
-
 /// `torch.where(condition, a, b)` recorded (`WhereBackward0`).
 pub(crate) fn where_op(
     condition: &Tensor,
@@ -996,7 +973,7 @@ pub(crate) fn where_op(
         }
         return below(|| ops::r#where(condition, a, b, out));
     }
-    let (a, b) = scalar_overload_inputs(a, b)?;
+    let (a, b) = number_cast(a, b)?;
     let result = below(|| ops::r#where(condition, a.clone(), b.clone(), None))?;
     if any {
         let c = condition.clone();
@@ -1024,6 +1001,29 @@ pub(crate) fn where_op(
         record(node, std::slice::from_ref(&result));
     }
     Ok(result)
+}
+
+/// `where` with a Python number is composite in torch (`where.ScalarOther`,
+/// `where.ScalarSelf`): the tensor goes through `self.to(result_type)` first, recorded as
+/// `ToCopyBackward0` when the number changes its dtype (a complex number beside a real
+/// tensor), whose backward takes the real part of the gradient (a `WhereBackward0` of the
+/// two tensors would send a complex gradient to the real input, which torch refuses).
+fn number_cast(a: Operand, b: Operand) -> Result<(Operand, Operand)> {
+    let dtype =
+        crate::result_type::result_type(&[a.input().participant(), b.input().participant()]);
+    let cast = |o: Operand| -> Result<Operand> {
+        match o {
+            Operand::Tensor(t) if requires_grad(&t) && t.dtype() != dtype => {
+                Ok(Operand::Tensor(super::views::to_dtype(&t, dtype)?))
+            }
+            o => Ok(o),
+        }
+    };
+    match (&a, &b) {
+        (Operand::Tensor(_), Operand::Number(_)) => Ok((cast(a)?, b)),
+        (Operand::Number(_), Operand::Tensor(_)) => Ok((a, cast(b)?)),
+        _ => Ok((a, b)),
+    }
 }
 
 /// The node of `masked_fill` (`MaskedFillBackward0` with a number, `1` with a 0-d tensor).

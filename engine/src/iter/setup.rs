@@ -103,7 +103,7 @@ impl Output {
 /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3, 1]).unwrap();
 /// let setup = IterSetup::new(IterConfig::default(), None, vec![IterInput::tensor(&a), IterInput::number(2.into())]).unwrap();
 /// assert_eq!(setup.shape(), &[3, 1]);
-/// assert_eq!(setup.result_type().unwrap(), DType::Float32);
+/// assert_eq!(setup.result_type(), DType::Float32);
 /// let iter = setup.finish(DType::Float32).unwrap();
 /// assert_eq!(iter.output().strides(), &[1, 1]);
 /// ```
@@ -174,10 +174,7 @@ impl IterSetup {
     }
 
     /// torch's `result_type` over the inputs.
-    ///
-    /// # Errors
-    /// A `complex32` result, which the engine does not have.
-    pub fn result_type(&self) -> Result<DType> {
+    pub fn result_type(&self) -> DType {
         let parts: SmallVec<[Participant; 4]> =
             self.inputs.iter().map(IterInput::participant).collect();
         result_type(&parts)

@@ -129,7 +129,9 @@ pub(crate) fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     let (batch, n, k, p) = (sa[0] as u128, sa[1] as u128, sa[2] as u128, sb[2] as u128);
     check_work(batch * n * k.max(1) * p)?;
-    crate::dispatch_dtype!(a.dtype(), T => product_typed::<T>(a, b))
+    crate::element::dispatch_twelve!(a.dtype(), T => product_typed::<T>(a, b), other => Err(Error::internal(format!(
+        "batched_product: torch has no {other} product kernel"
+    ))))
 }
 
 fn product_typed<T: ProductElement>(a: &Tensor, b: &Tensor) -> Result<Tensor> {

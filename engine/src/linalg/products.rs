@@ -19,9 +19,10 @@ fn check_m1_m2_dtypes(m1: DType, m2: DType) -> Result<()> {
     Ok(())
 }
 
-/// `NotImplementedError: "<kernel>" not implemented for 'Bool'`: no product kernel takes bool.
-fn reject_bool(kernel: &str, dtype: DType) -> Result<()> {
-    if dtype == DType::Bool {
+/// `NotImplementedError: "<kernel>" not implemented for 'Bool'`: no product kernel takes
+/// `bool` or `complex32`.
+fn reject_no_kernel(kernel: &str, dtype: DType) -> Result<()> {
+    if matches!(dtype, DType::Bool | DType::Complex32) {
         return Err(crate::ops::not_implemented(kernel, dtype));
     }
     Ok(())
@@ -60,7 +61,8 @@ fn product_3d(
 /// ```
 ///
 /// # Errors
-/// Not two 1-d tensors; different dtypes; different lengths; `bool` (even when empty).
+/// Not two 1-d tensors; different dtypes; different lengths; `bool` or `complex32` (even when
+/// empty).
 pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::linalg::dot(a, b);
@@ -85,7 +87,7 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
             "inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same number of elements, but got {n} and {m} elements respectively"
         )));
     }
-    reject_bool("dot", a.dtype())?;
+    reject_no_kernel("dot", a.dtype())?;
     let row = a.unsqueeze(0)?.unsqueeze(0)?;
     let col = b.unsqueeze(0)?.unsqueeze(2)?;
     product_3d(&row, &col, a.dtype(), &[], || Ok(()))
@@ -104,8 +106,8 @@ pub fn dot(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// ```
 ///
 /// # Errors
-/// Not a matrix and a vector; mismatched sizes; different dtypes; `bool` unless the product is
-/// trivial.
+/// Not a matrix and a vector; mismatched sizes; different dtypes; `bool` or `complex32` unless
+/// the product is trivial.
 pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::linalg::mv(mat, vec);
@@ -143,7 +145,7 @@ pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
     let a = mat.unsqueeze(0)?;
     let b = vec.unsqueeze(0)?.unsqueeze(2)?;
     product_3d(&a, &b, vec.dtype(), &mat.shape()[..1], || {
-        reject_bool("addmv_impl_cpu", mat.dtype())
+        reject_no_kernel("addmv_impl_cpu", mat.dtype())
     })
 }
 
@@ -160,7 +162,7 @@ pub fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
 ///
 /// # Errors
 /// Not two matrices; mismatched inner sizes (`mat1 and mat2 shapes cannot be multiplied`);
-/// different dtypes; `bool` unless the product is trivial.
+/// different dtypes; `bool` or `complex32` unless the product is trivial.
 pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::linalg::mm(a, b);
@@ -185,7 +187,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         &b.unsqueeze(0)?,
         a.dtype(),
         &shape,
-        || reject_bool("addmm_impl_cpu_", a.dtype()),
+        || reject_no_kernel("addmm_impl_cpu_", a.dtype()),
     )
 }
 
@@ -224,7 +226,7 @@ pub fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 ///
 /// # Errors
 /// Not two 3-d tensors; batch or inner sizes that differ; then, for a non-trivial product,
-/// `bool` or dtypes that differ, each with the message of the path torch takes.
+/// `bool`, `complex32` or dtypes that differ, each with the message of the path torch takes.
 pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::linalg::bmm(a, b);
@@ -247,14 +249,17 @@ pub fn bmm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     product_3d(a, b, b.dtype(), &shape, || match bmm_path(a, b) {
         // The kernel dispatches on `a`'s dtype, then reads the result (`b`'s dtype) as it.
         BmmPath::Small => {
-            reject_bool("bmm", a.dtype())?;
+            reject_no_kernel("bmm", a.dtype())?;
             check_scalar_type(a.dtype(), b.dtype())
         }
         // The gemm dispatches on the result's dtype (`b`'s), then reads `a` as it.
-        BmmPath::Gemm => check_scalar_type(b.dtype(), a.dtype()),
+        BmmPath::Gemm => {
+            reject_no_kernel("baddbmm_with_gemm", b.dtype())?;
+            check_scalar_type(b.dtype(), a.dtype())
+        }
         BmmPath::PerBatch => {
             check_m1_m2_dtypes(a.dtype(), b.dtype())?;
-            reject_bool("addmm_impl_cpu_", b.dtype())
+            reject_no_kernel("addmm_impl_cpu_", b.dtype())
         }
     })
 }

@@ -292,10 +292,13 @@ mod tests {
                 for _ in 0..100 {
                     let r = catch_unwind(|| {
                         run_pieces(8, 2, &|p| {
-                            // Slow pieces, so that helpers take some; piece 5 is still
-                            // running when its caller is done with the others.
-                            let ms = if p == 5 { 3 } else { 1 };
-                            std::thread::sleep(std::time::Duration::from_millis(ms));
+                            // Pieces that take a while, so that helpers take some and piece 5
+                            // often runs on after its caller is done with the others (the
+                            // verdict holds whichever thread runs what, and when).
+                            let spins = if p == 5 { 300_000 } else { 100_000 };
+                            for _ in 0..spins {
+                                std::hint::spin_loop();
+                            }
                             assert!(p != 5, "piece 5");
                         })
                     });

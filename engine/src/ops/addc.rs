@@ -86,14 +86,15 @@ pub fn addc(
         IterInput::tensor(t2),
     ];
     let mut setup = IterSetup::new(IterConfig::default(), out, inputs)?;
-    let dtype = setup.result_type()?;
+    let dtype = setup.result_type();
     setup.check_safe_cast(dtype)?;
     setup.compute_output_in(dtype)?;
     setup.promote_inputs(dtype)?;
     let iter = setup.finish(dtype)?;
     let out = iter.output();
     let [a, b, d] = [0, 1, 2].map(|k| iter.inputs()[k].as_tensor());
-    if dtype == DType::Bool {
+    // torch's `ComplexHalf` has `addcmul` and not `addcdiv`.
+    if dtype == DType::Bool || (dtype == DType::Complex32 && op == AddcOp::Div) {
         return Err(not_implemented(op.kernel(), dtype));
     }
     value.check_fits(if dtype.is_reduced_float() {
@@ -111,6 +112,7 @@ pub fn addc(
         DType::BFloat16 => reduced::<BFloat16>(op, out, a, b, d, value)?,
         DType::Float32 => real::<f32>(op, out, a, b, d, value)?,
         DType::Float64 => real::<f64>(op, out, a, b, d, value)?,
+        DType::Complex32 => complex_half(out, a, b, d, value)?,
         DType::Complex64 => complex::<f32>(op, out, a, b, d, value)?,
         DType::Complex128 => complex::<f64>(op, out, a, b, d, value)?,
         DType::Bool => return Err(not_implemented(op.kernel(), dtype)),
@@ -186,6 +188,16 @@ fn reduced<T: Element>(
             y.cast::<f32>(),
             z.cast::<f32>(),
         ))
+    })
+}
+
+/// `complex32` `addcmul`: `x + v * y * z` in `c10::complex<c10::Half>`, each operation
+/// rounded to `float16` ([`super::complex_half`]).
+fn complex_half(out: &Tensor, a: &Tensor, b: &Tensor, d: &Tensor, v: Scalar) -> Result<()> {
+    use super::complex_half as h;
+    let v = h::C32::from_scalar(v);
+    map_ternary(out, a, b, d, move |x: h::C32, y: h::C32, z: h::C32| {
+        h::add(x, h::mul(h::mul(v, y), z))
     })
 }
 

@@ -340,7 +340,7 @@ pub(crate) fn binary_inputs(
         .then(|| b.as_tensor().get_flat(0))
         .flatten();
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a, b])?;
-    let mut common = setup.result_type()?;
+    let mut common = setup.result_type();
     let float_op = op == BinaryOp::Div || binary_math::promotes_integers(op);
     if float_op && is_integral_or_bool(common) {
         common = DType::Float32;
@@ -443,6 +443,7 @@ fn run(op: BinaryOp, iter: &Iter, dtype: DType) -> Result<()> {
         DType::BFloat16 => run_reduced::<BFloat16>(op, out, a, b, alpha),
         DType::Float32 => run_real::<f32>(op, out, a, b, alpha),
         DType::Float64 => run_real::<f64>(op, out, a, b, alpha),
+        DType::Complex32 => run_complex_half(op, out, a, b, alpha),
         DType::Complex64 => run_complex::<f32>(op, out, a, b, alpha),
         DType::Complex128 => run_complex::<f64>(op, out, a, b, alpha),
     }
@@ -546,6 +547,33 @@ where
         BinaryOp::Pow => map_binary(out, a, b, c::pow::<T>),
         BinaryOp::Remainder => Err(not_implemented("remainder_cpu", out.dtype())),
         // `binary` refuses complex maximum/minimum before any loop runs.
+        _ => Err(Error::internal(format!(
+            "complex {} reached the arithmetic loops",
+            op.name()
+        ))),
+    }
+}
+
+/// `complex32`: `add`, `sub` and `mul` (torch's only `ComplexHalf` arithmetic kernels on the
+/// CPU), each operation rounded to `float16` ([`super::complex_half`]); `alpha` rounded to
+/// `complex32` first.
+fn run_complex_half(
+    op: BinaryOp,
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    alpha: Scalar,
+) -> Result<()> {
+    use super::complex_half as h;
+    let al = h::C32::from_scalar(alpha);
+    match op {
+        BinaryOp::Add(_) | BinaryOp::Sub(_) => {
+            map_binary(out, a, b, move |x: h::C32, y| h::add(x, h::mul(al, y)))
+        }
+        BinaryOp::Mul => map_binary(out, a, b, h::mul),
+        BinaryOp::Div => Err(not_implemented("div_cpu", DType::Complex32)),
+        BinaryOp::Pow => Err(not_implemented("pow", DType::Complex32)),
+        BinaryOp::Remainder => Err(not_implemented("remainder_cpu", DType::Complex32)),
         _ => Err(Error::internal(format!(
             "complex {} reached the arithmetic loops",
             op.name()

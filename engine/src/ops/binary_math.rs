@@ -76,6 +76,8 @@ pub(crate) fn run(op: BinaryOp, iter: &Iter, dtype: DType, scalar: Option<f32>) 
         DType::BFloat16 => run_reduced::<BFloat16>(op, out, a, b, scalar),
         DType::Float32 => run_real::<f32>(op, out, a, b),
         DType::Float64 => run_real::<f64>(op, out, a, b),
+        // torch has none of them for `ComplexHalf`.
+        DType::Complex32 => Err(not_implemented(kernel_name(op), dtype)),
         DType::Complex64 => run_complex::<f32>(op, out, a, b),
         DType::Complex128 => run_complex::<f64>(op, out, a, b),
     }

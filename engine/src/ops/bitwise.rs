@@ -105,7 +105,7 @@ pub fn bitwise(
 ) -> Result<Tensor> {
     let (a, b): (Operand, Operand) = (a.into(), b.into());
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
-    let common = setup.result_type()?;
+    let common = setup.result_type();
     setup.check_safe_cast(common)?;
     setup.compute_output_in(common)?;
     setup.promote_inputs(common)?;

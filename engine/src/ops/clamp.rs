@@ -66,7 +66,7 @@ pub fn clamp_numbers(
                 .chain(max.iter())
                 .map(|v| Participant::number(*v)),
         );
-        dtype = result_type(&parts)?;
+        dtype = result_type(&parts);
         if dtype != x.dtype() && out.is_some_and(|o| o.is_same(x)) {
             return Err(cast_refused(
                 dtype.scalar_type_name(),
@@ -226,7 +226,7 @@ pub fn clamp_tensors(
     let mut inputs = vec![IterInput::tensor(x)];
     inputs.extend(min.iter().chain(max.iter()).map(|t| IterInput::tensor(t)));
     let mut setup = IterSetup::new(IterConfig::default(), out, inputs)?;
-    let dtype = setup.result_type()?;
+    let dtype = setup.result_type();
     setup.check_safe_cast(dtype)?;
     setup.compute_output_in(dtype)?;
     setup.promote_inputs(dtype)?;

@@ -121,7 +121,7 @@ pub fn compare(
 ) -> Result<Tensor> {
     let (a, b) = (a.into(), b.into());
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
-    let common = setup.result_type()?;
+    let common = setup.result_type();
     // torch writes a non-bool output through a temporary of the common dtype; one of bool
     // holds the same 0/1 values.
     setup.compute_output_in(DType::Bool)?;
@@ -134,6 +134,7 @@ pub fn compare(
     );
     crate::element::dispatch_real!(common, T => compare_real::<T>(op, o, x, y),
     complex => match complex {
+        DType::Complex32 => compare_complex_half(op, o, x, y),
         DType::Complex64 => compare_complex::<f32>(op, o, x, y),
         _ => compare_complex::<f64>(op, o, x, y),
     })?;
@@ -183,6 +184,20 @@ where
             CompareOp::LogicalOr => p.cast::<bool>() || q.cast::<bool>(),
             _ => p.cast::<bool>() != q.cast::<bool>(),
         }),
+    }
+}
+
+/// `complex32` has `==` and `!=` (both parts compared as `float16`); torch names its kernel
+/// for the others.
+fn compare_complex_half(op: CompareOp, o: &Tensor, x: &Tensor, y: &Tensor) -> Result<()> {
+    use super::complex_half::{eq, C32};
+    match op {
+        CompareOp::Eq => map_binary(o, x, y, eq),
+        CompareOp::Ne => map_binary(o, x, y, |p: C32, q: C32| !eq(p, q)),
+        _ => Err(super::not_implemented(
+            &format!("{}_cpu", op.name()),
+            DType::Complex32,
+        )),
     }
 }
 

@@ -91,10 +91,28 @@ fn isfinite(x: &Tensor) -> Result<Tensor> {
 /// `torch.equal(a, b)`: whether the shapes are equal and every element equal after promotion.
 ///
 /// # Errors
-/// None in practice (the comparison of same-shape tensors).
+/// Same-shape tensors whose promoted dtype is `complex32`: torch's `equal_cpu` kernel has no
+/// `ComplexHalf` (empty or not), nor has `equal_notnan_cpu`, which its fast path for two views
+/// of the same elements (same storage, offset, strides and dtype) runs instead.
 pub fn equal(a: &Tensor, b: &Tensor) -> Result<bool> {
     if a.shape() != b.shape() {
         return Ok(false);
+    }
+    let common = crate::result_type::result_type(&[
+        crate::result_type::Participant::tensor(a.dtype(), a.ndim()),
+        crate::result_type::Participant::tensor(b.dtype(), b.ndim()),
+    ]);
+    if common == DType::Complex32 {
+        let same_elements = a.dtype() == b.dtype()
+            && a.shares_storage(b)
+            && a.offset() == b.offset()
+            && a.strides() == b.strides();
+        let kernel = if same_elements {
+            "equal_notnan_cpu"
+        } else {
+            "equal_cpu"
+        };
+        return Err(super::not_implemented(kernel, common));
     }
     let eq = compare(CompareOp::Eq, a, b, None)?;
     Ok(eq.to_vec::<bool>()?.into_iter().all(|e| e))

@@ -57,7 +57,7 @@ pub fn lerp(
     };
     let mut setup = IterSetup::new(IterConfig::default(), out, inputs)?;
     let dtype = if promote {
-        let dtype = setup.result_type()?;
+        let dtype = setup.result_type();
         setup.check_safe_cast(dtype)?;
         setup.compute_output_in(dtype)?;
         setup.promote_inputs(dtype)?;
@@ -70,7 +70,8 @@ pub fn lerp(
     let ins: Vec<&Tensor> = iter.inputs().iter().map(IterInput::as_tensor).collect();
     match weight {
         Operand::Number(w) => {
-            if !dtype.is_floating() && !dtype.is_complex() {
+            // torch's kernel has the floating and complex dtypes but `complex32`.
+            if (!dtype.is_floating() && !dtype.is_complex()) || dtype == DType::Complex32 {
                 return Err(not_implemented("lerp_kernel_scalar", dtype));
             }
             let (a, b) = (ins[0], ins[1]);
@@ -86,7 +87,12 @@ pub fn lerp(
                 DType::Float32 => by_number_real::<f32>(out, a, b, w)?,
                 DType::Float64 => by_number_real::<f64>(out, a, b, w)?,
                 DType::Complex64 => by_number_complex::<f32>(out, a, b, w)?,
-                _ => by_number_complex::<f64>(out, a, b, w)?,
+                DType::Complex128 => by_number_complex::<f64>(out, a, b, w)?,
+                _ => {
+                    return Err(Error::internal(
+                        "lerp's weight check let an integer through",
+                    ))
+                }
             }
         }
         Operand::Tensor(_) => {

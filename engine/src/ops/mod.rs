@@ -16,6 +16,7 @@ mod binary_math;
 pub mod bitwise;
 mod clamp;
 mod compare;
+pub mod complex_half;
 mod complex_math;
 mod copy;
 pub mod expf;

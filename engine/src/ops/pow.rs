@@ -57,7 +57,7 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
     let common = result_type(&[
         Participant::tensor(base.dtype(), base.ndim()),
         Participant::number(exponent),
-    ])?;
+    ]);
     let converted = base.to_dtype(common)?;
     let mut setup = IterSetup::new(
         IterConfig::default(),
@@ -91,6 +91,7 @@ pub fn pow_tensor_number(base: &Tensor, exponent: Scalar, out: Option<&Tensor>) 
         DType::BFloat16 => map_reduced::<BFloat16>(o, x, exponent)?,
         DType::Float32 => map_real::<f32>(o, x, exponent)?,
         DType::Float64 => map_real::<f64>(o, x, exponent)?,
+        DType::Complex32 => return Err(complex_half_pow(exponent)),
         DType::Complex64 => map_complex::<f32>(o, x, exponent)?,
         DType::Complex128 => map_complex::<f64>(o, x, exponent)?,
         DType::Bool => return Err(not_implemented("pow", DType::Bool)),
@@ -155,6 +156,23 @@ where
     map_unary(o, x, f)
 }
 
+/// A `complex32` base: torch's fast paths for 0.5, -0.5 and -1 (equal in double, imaginary
+/// part 0) call the `sqrt`, `rsqrt` and `reciprocal` kernels, and the `pow` kernel takes the
+/// rest; none of them has `ComplexHalf`.
+fn complex_half_pow(exponent: Scalar) -> Error {
+    let equals = |v: f64| exponent.to_f64() == v && exponent.imag() == 0.0;
+    let kernel = if equals(0.5) {
+        "sqrt_vml_cpu"
+    } else if equals(-0.5) {
+        "rsqrt_cpu"
+    } else if equals(-1.0) {
+        "reciprocal_cpu"
+    } else {
+        "pow"
+    };
+    not_implemented(kernel, DType::Complex32)
+}
+
 /// [`real::pow_by_number`] over the tensor. Each fast-path exponent gets a loop of its own, in
 /// which the exponent is a constant: the compiler folds the function's comparisons away and
 /// vectorises the loop (one loop testing the exponent per element stayed scalar, and
@@ -198,7 +216,7 @@ pub fn pow_number_tensor(base: Scalar, exponent: &Tensor, out: Option<&Tensor>) 
             let dtype = result_type(&[
                 Participant::number(base),
                 Participant::tensor(exponent.dtype(), exponent.ndim()),
-            ])?;
+            ]);
             // torch's meta function gives the output no strides: `empty`, row-major.
             alloc::empty_in_format(shape, &strides, dtype)?
         }

@@ -179,7 +179,7 @@ impl UnaryOp {
 /// # Errors
 /// torch's, in its order: `neg` of a bool tensor, `floor`/`ceil`/`trunc`/`sign` of a complex
 /// one; overlap of `out`; the shape of `out` where it cannot be resized; the dtype of `out`;
-/// then the kernel's refusal of the dtype ([`kernel_refusal`]).
+/// then the kernel's refusal of the dtype (`kernel_refusal`).
 pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::elementwise::unary_op(op, x, out);
@@ -224,7 +224,13 @@ pub fn unary(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<Tensor> {
         }
         Family::Logical => {
             setup.compute_output_in(DType::Bool)?;
-            setup.finish(DType::Bool)?
+            let iter = setup.finish(DType::Bool)?;
+            // torch's kernel dispatches on the input's dtype and then on the output's, and
+            // neither dispatch has `ComplexHalf` (an empty call raises too, after the resize).
+            if x.dtype() == DType::Complex32 || out.is_some_and(|o| o.dtype() == DType::Complex32) {
+                return Err(not_implemented("logical_not_cpu", DType::Complex32));
+            }
+            iter
         }
     };
     run(op, &iter)?;
@@ -408,6 +414,7 @@ fn run(op: UnaryOp, iter: &Iter) -> Result<()> {
         },
         DType::Float32 => run_real::<f32>(op, out, x),
         DType::Float64 => run_real::<f64>(op, out, x),
+        DType::Complex32 => run_complex_half(op, out, x),
         DType::Complex64 => run_complex::<f32>(op, out, x),
         DType::Complex128 => run_complex::<f64>(op, out, x),
     }
@@ -524,6 +531,38 @@ where
         | UnaryOp::BitwiseNot => return Err(Error::internal(format!("{} on complex", op.name()))),
     };
     map_unary(out, x, f)
+}
+
+/// `complex32`: torch's CPU kernels have `neg` and `abs` for `ComplexHalf`, and name their
+/// kernel for the others.
+fn run_complex_half(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {
+    use super::complex_half as h;
+    let kernel = match op {
+        UnaryOp::Neg => return map_unary(out, x, h::neg),
+        UnaryOp::Abs if out.dtype().is_complex() => {
+            return map_unary(out, x, |z| h::C32::new(h::abs(z), Half(0)))
+        }
+        UnaryOp::Abs => return map_unary(out, x, h::abs),
+        UnaryOp::Exp => "exp_vml_cpu",
+        UnaryOp::Log => "log_vml_cpu",
+        UnaryOp::Sqrt => "sqrt_vml_cpu",
+        UnaryOp::Sin => "sin_vml_cpu",
+        UnaryOp::Cos => "cos_vml_cpu",
+        UnaryOp::Tanh => "tanh_vml_cpu",
+        UnaryOp::Sigmoid => "sigmoid_cpu",
+        UnaryOp::Reciprocal => "reciprocal_cpu",
+        UnaryOp::Exp2 => "exp2",
+        UnaryOp::Log1p => "log1p_vml_cpu",
+        UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Sign
+        | UnaryOp::LogicalNot
+        | UnaryOp::Frac
+        | UnaryOp::Round
+        | UnaryOp::Trunc
+        | UnaryOp::BitwiseNot => return Err(Error::internal(format!("{} on complex", op.name()))),
+    };
+    Err(not_implemented(kernel, DType::Complex32))
 }
 
 fn run_real<T: Real>(op: UnaryOp, out: &Tensor, x: &Tensor) -> Result<()> {

@@ -40,23 +40,7 @@ pub fn r#where(
     }
     let (a, b): (Operand, Operand) = (a.into(), b.into());
     let (a_in, b_in) = (a.input(), b.input());
-    let dtype = match result_type(&[a_in.participant(), b_in.participant()]) {
-        Ok(dtype) => dtype,
-        Err(e) => {
-            // A dtype torch has and the engine does not (complex32): torch still refuses a
-            // condition of another dtype first, and its TensorIterator raises its shape error.
-            if !matches!(condition.dtype(), DType::Bool | DType::UInt8) {
-                return Err(condition_error(condition.dtype()));
-            }
-            let shapes = [
-                condition.shape(),
-                a_in.as_tensor().shape(),
-                b_in.as_tensor().shape(),
-            ];
-            crate::shape::broadcast_all(&shapes)?;
-            return Err(e);
-        }
-    };
+    let dtype = result_type(&[a_in.participant(), b_in.participant()]);
     if !dtype.is_reduced_float() {
         for number in [&b, &a] {
             if let Operand::Number(v) = number {
@@ -82,7 +66,12 @@ pub fn r#where(
             converted = condition.to_dtype(DType::Bool)?;
             &converted
         }
-        other => return Err(condition_error(other)),
+        _ => {
+            return Err(Error::runtime(format!(
+                "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+                condition.dtype().scalar_type_name()
+            )))
+        }
     };
     let a = IterInput::tensor(&a.as_tensor().to_dtype(dtype)?);
     let b = IterInput::tensor(&b.as_tensor().to_dtype(dtype)?);
@@ -99,12 +88,4 @@ pub fn r#where(
     let [c, x, y] = [0, 1, 2].map(|k| iter.inputs()[k].as_tensor());
     dispatch_dtype!(dtype, T => map_ternary(iter.output(), c, x, y, |k: bool, p: T, q: T| if k { p } else { q }))?;
     iter.into_result()
-}
-
-/// torch's refusal of a condition that is neither `bool` nor `uint8`.
-fn condition_error(dtype: DType) -> Error {
-    Error::runtime(format!(
-        "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-        dtype.scalar_type_name()
-    ))
 }

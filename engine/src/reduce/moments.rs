@@ -37,7 +37,7 @@ pub fn var(x: &Tensor, dims: &[i64], correction: f64, keepdim: bool) -> Result<T
     )
 }
 
-/// [`std`] (`std` true) or [`var`] over `dims`: `None` is torch's `dim=None`, `Some(&[])` an
+/// [`std()`] (`std` true) or [`var()`] over `dims`: `None` is torch's `dim=None`, `Some(&[])` an
 /// explicit empty list. The values are the same (every dim is reduced); the backward is not:
 /// torch's `var_backward` counts an explicit empty list as one element.
 ///

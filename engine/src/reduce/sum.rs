@@ -106,6 +106,14 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
     let shape = reduced_shape(x.shape(), &mask, keepdim);
     // torch allocates the result (`empty`) before reducing; the engine checks the same.
     alloc::check_empty(&signed_sizes(&shape), out)?;
+    if out == DType::Complex32 {
+        // torch has no `ComplexHalf` sum kernel; an empty input never reaches it.
+        ReducePlan::check(x.layout(), &mask)?;
+        if x.numel() > 0 {
+            return Err(crate::ops::not_implemented_error("sum_cpu", out));
+        }
+        return Tensor::zeros(&shape, out);
+    }
     if !legacy(x.dtype()) || !legacy(out) {
         ReducePlan::check(x.layout(), &mask)?;
         // The input cast to the result dtype, then summed (see `generic_total`).
@@ -177,6 +185,12 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         .filter(|(_, &m)| m)
         .map(|(&s, _)| s as f64)
         .product::<f64>();
+    if out == DType::Complex32 {
+        // torch's `sum(...).div_(count)`: no `ComplexHalf` kernel for either, and an empty
+        // input reaches only the division.
+        let kernel = if x.numel() > 0 { "sum_cpu" } else { "div_cpu" };
+        return Err(crate::ops::not_implemented_error(kernel, out));
+    }
     if matches!(out, DType::Float16 | DType::BFloat16) {
         // torch's mean_out, "for accuracy reasons": the input cast to float32 (not to the half
         // dtype, whose range it may exceed), summed, divided, then cast to the half dtype.

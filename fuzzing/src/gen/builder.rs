@@ -62,6 +62,17 @@ fn edge_values(dtype: DType) -> Vec<Num> {
         DType::Float16 => floats(65504.0),
         DType::BFloat16 => floats(2f64.powi(127) * (2.0 - 2f64.powi(-7))),
         DType::Float32 | DType::Float64 => floats(1e30),
+        // Each part exactly a float16 value.
+        DType::Complex32 => vec![
+            Num::Complex(f64::NAN, 0.0),
+            Num::Complex(0.0, f64::NAN),
+            Num::Complex(f64::INFINITY, -1.0),
+            Num::Complex(1.0, f64::NEG_INFINITY),
+            Num::Complex(-0.0, 0.0),
+            Num::Complex(0.0, -0.0),
+            Num::Complex(65504.0, -2.5),
+            Num::Complex(-2.5, 0.5),
+        ],
         DType::Complex64 | DType::Complex128 => vec![
             Num::Complex(f64::NAN, 0.0),
             Num::Complex(0.0, f64::NAN),

@@ -15,6 +15,7 @@ mod aliasing;
 mod binary_math;
 mod bitwise;
 mod builder;
+mod complex32;
 mod einsum;
 mod elementwise;
 mod grad;
@@ -38,6 +39,7 @@ pub mod views;
 
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
+pub use complex32::complex_half;
 pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use einsum::floating_einsum_case;
 pub use matmul::{floating_matmul_case, portable_product_values};

@@ -7,8 +7,24 @@ use bcast_conformance::case::{storage_values, Arg, Case, Num};
 use bcast_engine::DType;
 use std::sync::RwLock;
 
-/// The dtypes the generators draw by default: all twelve of the schema and the engine.
-pub const GEN_DTYPES: [DType; 12] = DType::ALL;
+/// The dtypes the generators draw by default: the twelve torch broadcasts, every dtype of the
+/// schema and the engine but `complex32`, which the families reach by promotion (a `float16`
+/// tensor with a complex number) and the `complex32` family draws (drawn here, it would change
+/// every recorded family's draws).
+pub const GEN_DTYPES: [DType; 12] = [
+    DType::Bool,
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
 
 /// The four dtypes of schema 1, the ones the differential drew until the engine agreed with
 /// torch on all twelve (`bcast diff --dtypes agreed` still narrows a run to them).

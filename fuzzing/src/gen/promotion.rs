@@ -15,9 +15,12 @@
 //! with Python numbers of `b`'s and `c`'s kinds as bounds. Values come
 //! from short per-dtype lists of edges (`uint8` 255, `int8` -128, `float16` 2048 and 65504,
 //! `float32` 2^24, ...), so integer results wrap (`uint8` + (-1), `int8` 127 + 100) and half
-//! results round. Where torch would compute in `complex32` (a `float16` tensor against a
-//! complex 0-d tensor or number), outside the schema, a slot calls `maximum`/`minimum`,
-//! which torch refuses for complex operands before computing.
+//! results round. Where torch computes in `complex32` (a `float16` tensor against a complex
+//! 0-d tensor or number) the slot is tagged `complex32` and calls its block's op as any other:
+//! `add`, `sub`, `mul`, `eq`, `ne` and `where` compute in `complex32`, the others raise naming
+//! `ComplexHalf`. The random draws of [`promotion_case`], which the `grad` family makes (its
+//! recorded corpus keeps its draws), still call `maximum`/`minimum` there, as every draw did
+//! before the schema had `complex32`.
 //!
 //! ```
 //! use bcast_fuzzing::gen::{find_family, generate};
@@ -28,7 +31,7 @@
 
 use super::elementwise::binary_tolerance;
 use super::operands::{approximate, consistent_divisor, spelling};
-use super::{random_view, CaseBuilder, GenResult};
+use super::{random_view, CaseBuilder, GenResult, GEN_DTYPES};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case, Num, NumScalar};
 use bcast_engine::ops::{BinaryOp, CompareOp};
@@ -95,14 +98,15 @@ pub const BLOCKS: [(Call, Form); 16] = [
     (Call::Out, Form::Number),
 ];
 
-/// The ordered dtype pairs of a block.
-pub const PAIRS: u64 = (DType::ALL.len() * DType::ALL.len()) as u64;
+/// The ordered dtype pairs of a block, of the twelve dtypes of [`GEN_DTYPES`] (`complex32`
+/// is reached by promotion only).
+pub const PAIRS: u64 = (GEN_DTYPES.len() * GEN_DTYPES.len()) as u64;
 
 /// The slots of the pair blocks, before the triples.
 pub const PAIR_SLOTS: u64 = BLOCKS.len() as u64 * PAIRS;
 
 /// The ordered dtype triples of a triple block.
-pub const TRIPLES: u64 = PAIRS * DType::ALL.len() as u64;
+pub const TRIPLES: u64 = PAIRS * GEN_DTYPES.len() as u64;
 
 /// The triple blocks, [`TRIPLES`] slots each, after the pair blocks: how `b` and `c` are
 /// passed (`Tensor`: dimensioned tensors, `ZeroDim`: 0-d tensors, to `addcmul`/`addcdiv`;
@@ -142,11 +146,10 @@ const REMAINDER: Op = Op::Binary(BinaryOp::Remainder);
 const ARITHMETIC: [Op; 8] = [ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, REMAINDER];
 /// Arithmetic with a Python number (torch's binding refuses one for maximum and minimum).
 const ARITHMETIC_NUMBER: [Op; 6] = [ADD, SUB, MUL, DIV, POW, REMAINDER];
-/// Where torch computes in `complex32` (a `float16` tensor against a complex 0-d tensor or
-/// number), which neither the schema nor the engine has, every block calls the ops torch
-/// refuses for complex operands before it computes (the labeller leaves out the cases whose
-/// kernels raise naming `ComplexHalf`, and the engine refuses the rest).
-const COMPLEX32: [Op; 2] = [MAXIMUM, MINIMUM];
+/// What the random draws ([`promotion_case`]) call where torch computes in `complex32`: the
+/// ops torch refuses for complex operands before it computes, as every draw did before the
+/// schema had `complex32` (the `grad` family's recorded draws depend on it).
+const COMPLEX32_RANDOM: [Op; 2] = [MAXIMUM, MINIMUM];
 const COMPARE: [Op; 6] = [
     Op::Compare(CompareOp::Eq),
     Op::Compare(CompareOp::Ne),
@@ -237,6 +240,13 @@ pub fn promotion_values(dtype: DType) -> Vec<Num> {
             -0.0,
             1.0 / 3.0,
         ]),
+        // Never a slot's dtype (the pairs are of GEN_DTYPES): values exact in float16.
+        DType::Complex32 => vec![
+            Num::Complex(1.5, -2.5),
+            Num::Complex(0.099_975_585_937_5, 2048.0),
+            Num::Complex(-0.0, 65504.0),
+            Num::Complex(3.0, 0.0),
+        ],
         DType::Complex64 => vec![
             Num::Complex(1.5, -2.5),
             Num::Complex(0.100_000_001_490_116_12, 2048.0),
@@ -418,24 +428,32 @@ fn operands(
     Ok(vec![x, y])
 }
 
-/// The `promotion` family drawn at random (fuzz input, `bcast diff`): a random slot.
+/// The `promotion` family drawn at random (fuzz input, the `grad` family's inner draws): a
+/// random slot, calling `maximum`/`minimum` where torch computes in `complex32` (see the
+/// module's documentation).
 pub fn promotion_case(u: &mut Unstructured) -> GenResult<Case> {
     let slot = u.int_in_range(0..=SLOTS - 1)?;
-    slot_case(slot, u)
+    slot_case_drawn(slot, u, false)
 }
 
 /// The case of slot `slot` (below [`SLOTS`]; taken modulo it), its values and layouts drawn
-/// from `u`.
+/// from `u`: the enumeration `bcast gen --family promotion` and `bcast diff` walk.
 pub fn slot_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
+    slot_case_drawn(slot, u, true)
+}
+
+/// [`slot_case`], or with `complex32_ops` false the random draws' `maximum`/`minimum` in
+/// the `complex32` slots.
+fn slot_case_drawn(slot: u64, u: &mut Unstructured, complex32_ops: bool) -> GenResult<Case> {
     let slot = slot % SLOTS;
     if slot >= PAIR_SLOTS {
         return triple_case(slot - PAIR_SLOTS, u);
     }
     let (call, form) = BLOCKS[(slot / PAIRS) as usize];
     let pair = (slot % PAIRS) as usize;
-    let n = DType::ALL.len();
+    let n = GEN_DTYPES.len();
     let (ia, ib) = (pair / n, pair % n);
-    let (da, db) = (DType::ALL[ia], DType::ALL[ib]);
+    let (da, db) = (GEN_DTYPES[ia], GEN_DTYPES[ib]);
     // The op turns with the pair: every op meets every `b` as `a` varies.
     let turn = ia * 5 + ib + (slot / PAIRS) as usize;
     // Complex `pow` is left to the binary family: torch's complex pow (exp and log in the
@@ -451,10 +469,12 @@ pub fn slot_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
     b.tag(form.tag());
     if complex32(da, db, form) {
         b.tag("complex32");
-        let op = pick(&COMPLEX32);
-        let args = operands(u, &mut b, op, (da, db), form)?;
-        let name = spelling(u, op.name(), &args[0])?;
-        return Ok(b.finish(&name, args));
+        if !complex32_ops {
+            let op = pick(&COMPLEX32_RANDOM);
+            let args = operands(u, &mut b, op, (da, db), form)?;
+            let name = spelling(u, op.name(), &args[0])?;
+            return Ok(b.finish(&name, args));
+        }
     }
     match call {
         Call::Arithmetic | Call::Compare => {
@@ -491,7 +511,7 @@ pub fn slot_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
             };
             let args = operands(u, &mut b, op, (da, db), form)?;
             // Every out dtype in turn against each pair's result: narrower, wider, refused.
-            let out_dtype = DType::ALL[(ia * 7 + ib + form as usize) % n];
+            let out_dtype = GEN_DTYPES[(ia * 7 + ib + form as usize) % n];
             let out = b.view(u, out_dtype, &[2, 3], false)?;
             b.kwarg("out", Arg::Tensor(out));
             Ok(b.finish(&format!("torch.{}", op.name()), args))
@@ -502,14 +522,14 @@ pub fn slot_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
 /// The case of triple slot `slot` (below `TRIPLE_BLOCKS.len() * TRIPLES`): `a` a (2, 3) tensor,
 /// `b` and `c` in the block's form. `addcmul` and `addcdiv` take turns (with their values
 /// compared within the generators' `approximate` tolerance: the dtype is the point here);
-/// the numbers go to `clamp`. Where torch would compute in `complex32` (a `float16` `a` with
-/// a complex 0-d tensor) the case is tagged `complex32`, and the labeller leaves it out.
+/// the numbers go to `clamp`. Where torch computes in `complex32` (a `float16` `a` with a
+/// complex 0-d tensor) the case is tagged `complex32`.
 fn triple_case(slot: u64, u: &mut Unstructured) -> GenResult<Case> {
     let form = TRIPLE_BLOCKS[(slot / TRIPLES) as usize];
     let triple = (slot % TRIPLES) as usize;
-    let n = DType::ALL.len();
+    let n = GEN_DTYPES.len();
     let (ia, ib, ic) = (triple / (n * n), (triple / n) % n, triple % n);
-    let (da, db, dc) = (DType::ALL[ia], DType::ALL[ib], DType::ALL[ic]);
+    let (da, db, dc) = (GEN_DTYPES[ia], GEN_DTYPES[ib], GEN_DTYPES[ic]);
     let mut b = CaseBuilder::default();
     b.tag("promotion");
     b.tag("triple");
@@ -554,7 +574,7 @@ fn where_case(
     turn: usize,
 ) -> GenResult<Case> {
     let cond_dtype = if turn.is_multiple_of(7) {
-        DType::ALL[(turn / 7) % DType::ALL.len()]
+        GEN_DTYPES[(turn / 7) % GEN_DTYPES.len()]
     } else {
         DType::Bool
     };

@@ -193,6 +193,12 @@ pub fn families() -> &'static [Family] {
             enumeration: None,
         },
         Family {
+            name: "complex32",
+            about: "the other families' calls with complex32 (ComplexHalf) tensors: views, copies and casts, add/sub/mul, eq/ne, where, masked_fill, addcmul, neg, abs, var/std, and every other op's 'not implemented for ComplexHalf'",
+            generate: super::complex32::complex32_case,
+            enumeration: None,
+        },
+        Family {
             name: GRAD_FAMILY,
             about: "gradients (schema 3): a case of a differentiable family with some inputs requiring grad (integer ones refused), in-place calls on clones, an upstream gradient per result",
             generate: super::grad::grad_case,

@@ -72,7 +72,7 @@ fn value_bits(t: &Tensor) -> Vec<u64> {
 fn canonical_nans(dtype: DType, mut bytes: Vec<u8>) -> Vec<u8> {
     // (bytes of one float, its exponent mask, its mantissa mask, its canonical NaN)
     let (width, exponent, mantissa, nan): (usize, u64, u64, u64) = match dtype {
-        DType::Float16 => (2, 0x7c00, 0x03ff, 0x7e00),
+        DType::Float16 | DType::Complex32 => (2, 0x7c00, 0x03ff, 0x7e00),
         DType::BFloat16 => (2, 0x7f80, 0x007f, 0x7fc0),
         DType::Float32 | DType::Complex64 => (4, 0x7f80_0000, 0x007f_ffff, 0x7fc0_0000),
         DType::Float64 | DType::Complex128 => (

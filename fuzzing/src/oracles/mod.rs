@@ -11,6 +11,8 @@
 //! | [`inplace`] | in-place and `out=` calls: overlap rules, no write outside the target |
 //! | [`protocol`] | subprocess protocol decoders never panic, round trips hold |
 //! | [`generated`] | generated cases of every family: no panic, consistent outcomes |
+//! | [`gradcheck`] | the engine's backward against central differences of its forward (float64, gradcheck's tolerances) |
+//! | [`grad_broadcast`] | a broadcast input's gradient is the sum of the gradient on pre-expanded inputs |
 //! | `differential` | (feature `torch`) the engine against libtorch on generated cases |
 
 pub mod decode;
@@ -18,11 +20,25 @@ pub mod decode;
 pub mod differential;
 pub mod elementwise;
 pub mod generated;
+pub mod grad_broadcast;
+pub mod gradcheck;
 pub mod inplace;
+pub mod materialize;
 pub mod protocol;
 pub mod scene;
 pub mod shapes;
 pub mod view_chain;
+
+/// The `grad` target's oracles, both on the same bytes: [`gradcheck`] (a case of the `grad`
+/// family) and [`grad_broadcast`] (a case of a broadcasting family with gradients).
+///
+/// ```
+/// bcast_fuzzing::oracles::grad(&[3, 1, 4, 1, 5, 9, 2, 6]);
+/// ```
+pub fn grad(bytes: &[u8]) {
+    gradcheck::check(bytes);
+    grad_broadcast::check(bytes);
+}
 
 /// One oracle as a fuzz target runs it.
 pub type Target = fn(&[u8]);
@@ -53,6 +69,7 @@ pub fn targets() -> &'static [(&'static str, Target)] {
         ("generated_cases", |b| {
             let _ = generated::check(b);
         }),
+        ("grad", grad),
         #[cfg(feature = "torch")]
         ("differential_torch", |b| {
             differential::check(b);

@@ -5,6 +5,7 @@ mod fixture_write;
 mod fuzz_regressions;
 mod generator_consistency;
 mod grad_generator;
+mod grad_oracles;
 mod oracles;
 mod plan_matches_index_map;
 mod promotion;

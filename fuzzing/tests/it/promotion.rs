@@ -1,13 +1,13 @@
 //! The `promotion` family's enumeration, read back from its generated cases: every ordered
 //! pair of the twelve dtypes in the tensor, 0-d, Python-number and 0-d-first forms of the
-//! binary ops; `where`, in-place and `out=` over every pair but those torch computes in
-//! `complex32`; every ordered triple through `addcmul`/`addcdiv` (tensors, 0-d tensors) and
-//! `clamp` (numbers); the enumeration is deterministic and `--count` goes round it.
+//! binary ops; `where`, in-place and `out=` over every pair, those torch computes in
+//! `complex32` included; every ordered triple through `addcmul`/`addcdiv` (tensors, 0-d
+//! tensors) and `clamp` (numbers); the enumeration is deterministic and `--count` goes round it.
 
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{Arg, Case, NumScalar, Outcome, ResultValue};
 use bcast_engine::{Category, DType};
-use bcast_fuzzing::gen::{find_family, generate};
+use bcast_fuzzing::gen::{find_family, generate, generate_from_bytes, GEN_DTYPES};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The whole enumeration at seed 1.
@@ -133,9 +133,9 @@ fn binary_ops_cover_every_ordered_pair_in_every_form() {
             ops.insert(case.call.fn_.rsplit('.').next().unwrap_or("").to_string());
         }
     }
-    let all: BTreeSet<(DType, DType)> = DType::ALL
+    let all: BTreeSet<(DType, DType)> = GEN_DTYPES
         .iter()
-        .flat_map(|&a| DType::ALL.iter().map(move |&b| (a, b)))
+        .flat_map(|&a| GEN_DTYPES.iter().map(move |&b| (a, b)))
         .collect();
     assert_eq!(all.len(), 144);
     for form in ["tensor", "0-d", "number", "0-d-first"] {
@@ -146,8 +146,7 @@ fn binary_ops_cover_every_ordered_pair_in_every_form() {
             "binary ops, {form} form: missing {missing:?}"
         );
     }
-    // where, in-place and out=: every pair but those torch computes in complex32 (those
-    // slots call maximum/minimum instead).
+    // where, in-place and out=: every pair, those torch computes in complex32 included.
     for (kind, forms) in [
         ("where", &["tensor", "0-d", "number"][..]),
         ("in-place", &["tensor", "0-d", "number"]),
@@ -155,8 +154,7 @@ fn binary_ops_cover_every_ordered_pair_in_every_form() {
     ] {
         for &form in forms {
             let got = &covered[&(kind, form)];
-            let want: BTreeSet<_> = all.iter().filter(|&&p| !complex32(form, p)).collect();
-            let missing: Vec<_> = want.iter().filter(|p| !got.contains(p)).collect();
+            let missing: Vec<_> = all.iter().filter(|p| !got.contains(p)).collect();
             assert!(
                 missing.is_empty(),
                 "{kind}, {form} form: missing {missing:?}"
@@ -184,6 +182,62 @@ fn binary_ops_cover_every_ordered_pair_in_every_form() {
     }
 }
 
+/// The slots torch computes in `complex32` call their block's ops in the enumeration (`bcast
+/// gen`, `bcast diff`): `add`, `mul`, `eq`, `ne`, `where`, in-place and `out=` among them; the
+/// random draws other families make (the `grad` family's) keep `maximum`/`minimum` there.
+#[test]
+fn the_complex32_slots_call_their_blocks_ops() {
+    let mut ops = BTreeSet::new();
+    for case in enumeration() {
+        let Some((kind, form, pair)) = classify(&case) else {
+            continue;
+        };
+        assert_eq!(
+            complex32(form, pair),
+            case.tags.iter().any(|t| t == "complex32"),
+            "{}",
+            case.id
+        );
+        if complex32(form, pair) {
+            ops.insert(format!(
+                "{kind} {}",
+                case.call.fn_.rsplit('.').next().unwrap()
+            ));
+        }
+    }
+    for want in [
+        "binary add",
+        "binary mul",
+        "binary eq",
+        "binary ne",
+        "binary div",
+        "where where",
+        "in-place add_",
+        "out add",
+    ] {
+        assert!(
+            ops.contains(want),
+            "no complex32 slot calls {want}: {ops:?}"
+        );
+    }
+    let family = find_family("promotion").unwrap();
+    // Every value of the two bytes the slot is drawn from.
+    let random: BTreeSet<String> = (0..=u16::MAX)
+        .map(|v| {
+            let mut bytes = v.to_le_bytes().to_vec();
+            bytes.resize(256, 0x5a);
+            generate_from_bytes(family, &bytes)
+        })
+        .filter(|c| c.tags.iter().any(|t| t == "complex32") && triple(c).is_none())
+        .map(|c| c.call.fn_.rsplit('.').next().unwrap().to_string())
+        .collect();
+    assert!(!random.is_empty());
+    assert!(
+        random.iter().all(|op| op == "maximum" || op == "minimum"),
+        "{random:?}"
+    );
+}
+
 #[test]
 fn triples_cover_every_ordered_triple_in_every_form() {
     let mut covered: BTreeMap<&str, BTreeSet<(DType, DType, DType)>> = BTreeMap::new();
@@ -196,7 +250,7 @@ fn triples_cover_every_ordered_triple_in_every_form() {
         let op = case.call.fn_.rsplit('.').next().unwrap_or("").to_string();
         ops.entry(form).or_default().insert(op);
     }
-    let n = DType::ALL.len();
+    let n = GEN_DTYPES.len();
     for form in ["tensor", "0-d", "number"] {
         assert_eq!(covered[form].len(), n * n * n, "{form} form");
     }

@@ -1,13 +1,15 @@
 //! The shrinker on planted bugs, without libtorch: the reference engine is the oracle and a
 //! copy of it with one planted bug is the engine under test. Every finding must shrink to a
 //! local minimum (no one-step simplification of `shrink::candidates` keeps the finding) that is
-//! small: no operand that adds nothing, at most three dims, sizes of at most 2.
+//! small: no operand that adds nothing, at most three dims, sizes of at most 2. A planted bug
+//! in the gradients shrinks to a case that still asks for them, its upstream gradients
+//! refitted to its smaller results.
 
 use bcast_conformance::backend::reference::ReferenceBackend;
 use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
-use bcast_conformance::case::{validate_case, Arg, Case, Outcome, ResultValue};
-use bcast_fuzzing::diff::diff_case;
-use bcast_fuzzing::gen::{find_family, generate};
+use bcast_conformance::case::{validate_case, Arg, Case, Num, Outcome, ResultValue};
+use bcast_fuzzing::diff::{diff_case, DiffVerdict};
+use bcast_fuzzing::gen::{find_family, generate, GRAD_FAMILY};
 use bcast_fuzzing::shrink::{candidates, complexity, shrink};
 
 /// The reference engine, except that every result tensor of two or more dims reports its
@@ -151,4 +153,119 @@ fn copy_findings_lose_their_strides() {
             );
         }
     }
+}
+
+/// The reference engine, except that the gradient of an input whose shape broadcasts to its
+/// first result's and is not that shape (an input that was stretched) comes back doubled: a
+/// planted bug of the sum over broadcast dims.
+struct DoubledStretchedGradients;
+
+impl Backend for DoubledStretchedGradients {
+    fn name(&self) -> String {
+        "reference with doubled gradients of stretched inputs".into()
+    }
+    fn capabilities(&self) -> Capabilities {
+        ReferenceBackend.capabilities()
+    }
+    fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
+        let mut outcome = ReferenceBackend.run(case)?;
+        if let Outcome::Ok(ok) = &mut outcome {
+            let shape = match &ok.result {
+                ResultValue::Tensor(t) => t.shape.clone(),
+                ResultValue::Tensors(ts) => ts.first().map(|t| t.shape.clone()).unwrap_or_default(),
+                _ => return Ok(outcome),
+            };
+            let stretched = |s: &[i64]| {
+                s != shape.as_slice()
+                    && s.len() <= shape.len()
+                    && s.iter()
+                        .rev()
+                        .zip(shape.iter().rev())
+                        .all(|(&a, &b)| a == b || a == 1)
+            };
+            for g in ok.grads.iter_mut().flat_map(|g| g.values_mut()).flatten() {
+                if stretched(&g.shape) {
+                    for v in g.values.iter_mut().flatten() {
+                        *v = Num::Float(2.0 * v.to_f64());
+                    }
+                }
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+/// The result shapes and dtypes of a case, as the reference engine computes them.
+fn results_of(case: &Case) -> Vec<(Vec<i64>, String)> {
+    match ReferenceBackend.run(case) {
+        Ok(Outcome::Ok(ok)) => match ok.result {
+            ResultValue::Tensor(t) => vec![(t.shape, t.dtype)],
+            ResultValue::Tensors(ts) => ts.into_iter().map(|t| (t.shape, t.dtype)).collect(),
+            _ => vec![],
+        },
+        _ => vec![],
+    }
+}
+
+#[test]
+fn gradient_findings_shrink_with_their_upstream_gradients() {
+    let family = find_family(GRAD_FAMILY).expect("the grad family");
+    let mut shrunk = 0;
+    for index in 0..120 {
+        let case = generate(family, 6, index);
+        let run = diff_case(&mut DoubledStretchedGradients, &mut ReferenceBackend, &case);
+        if !matches!(run.verdict, DiffVerdict::Mismatch(_)) {
+            continue;
+        }
+        let finding = |c: &Case| {
+            run.verdict.same_finding(
+                &diff_case(&mut DoubledStretchedGradients, &mut ReferenceBackend, c).verdict,
+            )
+        };
+        let small = shrink(&case, 5000, finding);
+        let json = serde_json::to_string(&small).unwrap();
+        assert!(
+            finding(&small),
+            "{}: the shrunk case lost the finding",
+            case.id
+        );
+        assert!(validate_case(&small).is_ok());
+        assert!(complexity(&small) < complexity(&case), "{}", case.id);
+        for c in candidates(&small) {
+            if complexity(&c) < complexity(&small) && validate_case(&c).is_ok() {
+                assert!(!finding(&c), "{} shrinks further:\n{c:?}", case.id);
+            }
+        }
+        // Still a case with gradients: its names are its tensors', one input requires grad
+        // (the one the bug needs), and each upstream has its result's shape and dtype.
+        let spec = small.grad.as_ref().expect("a case with gradients");
+        assert_eq!(spec.wrt.len(), 1, "{json}");
+        for name in spec.wrt.iter().chain(spec.upstream.iter().flatten()) {
+            assert!(small.tensors.contains_key(name), "{json}");
+        }
+        let results = results_of(&small);
+        assert_eq!(results.len(), spec.upstream.len(), "{json}");
+        for ((shape, dtype), up) in results.iter().zip(&spec.upstream) {
+            let Some(up) = up else { continue };
+            let t = &small.tensors[up];
+            let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+            assert_eq!(
+                (&t.shape, &small.storages[&t.storage].dtype),
+                (&shape, dtype),
+                "{json}"
+            );
+        }
+        // Small: a stretched dim of size 2 shows the bug.
+        for t in small.tensors.values() {
+            assert!(
+                t.shape.len() <= 2 && t.shape.iter().all(|&s| s <= 2),
+                "{json}"
+            );
+        }
+        shrunk += 1;
+        if shrunk >= 8 {
+            break;
+        }
+    }
+    assert!(shrunk >= 3, "the planted bug was found {shrunk} times");
 }

@@ -12,7 +12,7 @@ use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
 use bcast_conformance::case::{load_paths, validate_case, Case, Outcome, ResultValue};
 use bcast_fuzzing::diff::{diff_case, regression_case, DiffVerdict, Side};
 use bcast_fuzzing::fallback::FallbackOracle;
-use bcast_fuzzing::gen::{find_family, generate};
+use bcast_fuzzing::gen::{find_family, generate, GRAD_FAMILY};
 use bcast_fuzzing::shrink::{candidates, complexity, shrink};
 use std::path::Path;
 
@@ -98,6 +98,63 @@ fn python_only_calls_are_compared_through_python_torch() {
         );
     }
     assert_eq!(oracle.tally.second, 60);
+}
+
+/// A first backend that can express nothing, so that every case goes to the second.
+struct Nothing;
+
+impl Backend for Nothing {
+    fn name(&self) -> String {
+        "nothing".into()
+    }
+    fn capabilities(&self) -> Capabilities {
+        ReferenceBackend.capabilities()
+    }
+    fn run(&mut self, _: &Case) -> Result<Outcome, BackendFailure> {
+        Err(BackendFailure::unsupported("no op at all"))
+    }
+}
+
+/// The Python side of the oracle carries gradients: a gradient case handed to the PyTorch
+/// adapter comes back with torch's gradients (or its backward error), and they agree with the
+/// engine's, as libtorch's do.
+#[test]
+fn gradient_cases_through_python_torch_carry_their_gradients() {
+    let family = find_family(GRAD_FAMILY).expect("the grad family");
+    let Some(python) = python_torch() else {
+        return;
+    };
+    let mut oracle = FallbackOracle::new(Nothing, Some(python));
+    let mut tch = TchBackend::new().unwrap_or_else(|e| panic!("{e}"));
+    let (mut with_grads, mut agreed) = (0, 0);
+    for index in 0..60 {
+        let case = generate(family, 13, index);
+        let run = diff_case(&mut ReferenceBackend, &mut oracle, &case);
+        match &run.verdict {
+            DiffVerdict::Agree => agreed += 1,
+            DiffVerdict::Unsupported { .. } => continue,
+            other => panic!("{}: {}", case.id, other.summary()),
+        }
+        if let Some(Outcome::Ok(ok)) = &run.oracle {
+            with_grads += usize::from(ok.grads.is_some());
+        }
+        // The same answer as libtorch's, where libtorch can express the call.
+        let by_tch = diff_case(&mut ReferenceBackend, &mut tch, &case);
+        assert!(
+            matches!(
+                by_tch.verdict,
+                DiffVerdict::Agree | DiffVerdict::Unsupported { .. }
+            ),
+            "{}: {}",
+            case.id,
+            by_tch.verdict.summary()
+        );
+    }
+    assert_eq!(oracle.tally.second, 60);
+    assert!(
+        agreed >= 50 && with_grads >= 20,
+        "{agreed} agreed, {with_grads} with gradients"
+    );
 }
 
 #[test]

@@ -1,14 +1,23 @@
 """What the adapters of libraries without strided views share (JAX, array-api-strict): a case's
 storages are built as NumPy arrays, each named view is read out of them (the elements it sees, in
 row-major order) and handed to the library as a fresh dense array of its own; the call is made
-with torch's argument forms decoded and the library's function in place of torch's; results are
-described from their shape, dtype and values only.
+through the bound call (kit.bound_call: every argument under torch's parameter name, defaults
+filled) with the library's function in place of torch's; results are described from their
+shape, dtype and values only.
 
 Such a library has no storages, strides, offsets or aliasing to report, so those fields are
 filled with the row-major layout of new memory and their levels are never claimed. It cannot
-write into an input either: its adapter declines in-place methods and out=.
+write into an input either, nor hold a view it would have to copy out of a few bytes: its
+adapter declines (DECLINES) in-place methods, out=, inputs of more than MAX_INPUT_ELEMENTS
+elements, outcomes that depend on strides and huge results.
 
-Needs NumPy (which both libraries depend on)."""
+An op is a Python function with torch's parameter names (`input`, `other`, `dim`, ...; a
+method's `self` is `input`), called with the bound call's arguments by name, or, where the
+runner sends no binding (an op without a generated parser, a method without arguments, a call
+torch's parser refuses), with the call's arguments as written: a call that does not fit the
+function's signature then raises Python's TypeError, the outcome torch's parser gives too.
+
+Needs NumPy (which both libraries depend on); bfloat16 arrays need ml_dtypes (JAX's)."""
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -17,16 +26,30 @@ from .. import kit
 from ..casefmt import decode_number
 from ..kit import Unsupported
 
-NP_DTYPES = {"bool": np.bool_, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+try:
+    from ml_dtypes import bfloat16 as _bfloat16
+except ImportError:  # array-api-strict alone has no bfloat16, and needs none
+    _bfloat16 = None
+
+NP_DTYPES = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+             "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
+             "complex64": np.complex64, "complex128": np.complex128}
+if _bfloat16 is not None:
+    NP_DTYPES["bfloat16"] = _bfloat16
 DTYPE_NAMES = {np.dtype(v): k for k, v in NP_DTYPES.items()}
 
-# A view is handed to the library as a dense copy; above this many elements (a stride-0 view of
-# 2^61 elements, say, which torch holds in a few bytes) the library cannot hold the input at all,
-# and the case fails saying so rather than exhausting the machine.
+# A view is handed to the library as a dense copy: above this many elements (a stride-0 view of
+# 2^61 elements, say, which torch holds in a few bytes) the library cannot hold the input, and
+# the hello declines the case (max_input_elements) rather than exhaust the machine.
 MAX_INPUT_ELEMENTS = 1 << 24
 
-# Keywords a library without in-place writes can never take.
-NO_WRITES = {"forms": ["in_place"], "kwargs": ["out"]}
+# What a library without strided views or in-place writes declines (PROTOCOL.md, "Declines"):
+# in-place methods and out=; inputs it would have to copy out of a few bytes; outcomes that
+# depend on strides (Tensor.view of a strided input raises in torch where the strides do not
+# allow the view, as_strided reads the storage under the view), which a dense copy cannot
+# reproduce; results too large to build (it has no lazy broadcast to sample them from).
+DECLINES = {"forms": ["in_place"], "kwargs": ["out"], "max_input_elements": MAX_INPUT_ELEMENTS,
+            "stride_dependent": True, "huge_results": True}
 
 
 class Size(tuple):
@@ -41,18 +64,27 @@ def numel(shape):
 
 
 def np_view(base, shape, strides, offset):
-    """The case's view of a NumPy storage (strides and offset in elements), refused when it is
-    too large to be copied into a dense array."""
+    """The case's view of a NumPy storage (strides and offset in elements); one too large to be
+    copied into a dense array (declined in the hello, so never sent) fails the case."""
     if numel(shape) > MAX_INPUT_ELEMENTS:
         raise Unsupported(f"an input view of shape {list(shape)} ({numel(shape)} elements) cannot be "
                           "materialised: the library has no strided views, only dense arrays")
+    # A dim of size 0 or 1 is never stepped along, whatever its stride (torch allows any, up to
+    # 2^63 - 1, which NumPy's byte strides cannot hold).
+    strides = [0 if size <= 1 else stride for size, stride in zip(shape, strides)]
     return as_strided(base[offset:], shape=shape, strides=[s * base.itemsize for s in strides])
+
+
+def np_storage(dtype, values):
+    if dtype not in NP_DTYPES:
+        raise Unsupported(f"no NumPy dtype for {dtype} here")
+    return np.array(values, dtype=NP_DTYPES[dtype])
 
 
 def build(case, to_array):
     """The case's named tensors, each a dense array of the library made by to_array(ndarray)
     (a name used twice is the same array)."""
-    _, views = kit.build(case, lambda dtype, values: np.array(values, dtype=NP_DTYPES[dtype]), np_view)
+    _, views = kit.build(case, np_storage, np_view)
     # np.array copies into new row-major memory and keeps 0-d arrays 0-d (ascontiguousarray
     # would make them 1-d).
     return {name: to_array(np.array(v, order="C", copy=True)) for name, v in views.items()}
@@ -60,7 +92,7 @@ def build(case, to_array):
 
 def arg_value(arg, tensors, dtypes):
     """One argument: kit.plain_arg's value, a `dtype` as the library's dtype (dtypes maps the
-    schema's names to them), a `size` as a tuple."""
+    schema's names to them)."""
     key, v = kit.arg_parts(arg)
     if key == "dtype":
         if v not in dtypes:
@@ -71,18 +103,18 @@ def arg_value(arg, tensors, dtypes):
     return kit.plain_arg(arg, tensors)
 
 
-def sizes(args):
-    """torch's size varargs: f(t, 2, 3) or f(t, (2, 3)) or f(t, [2, 3])."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
-
-
 def axis(dim):
     """torch's dim (an int, a list or tuple of ints, or None) as an axis argument."""
     if dim is None or isinstance(dim, int):
         return dim
     return tuple(dim)
+
+
+def ddof(unbiased=True, correction=None):
+    """torch.var/std's correction (or the older unbiased flag) as a number of degrees of freedom."""
+    if correction is not None:
+        return correction
+    return 1 if unbiased else 0
 
 
 def unpack_tensors(items):
@@ -92,29 +124,10 @@ def unpack_tensors(items):
     return list(items)
 
 
-def of_two_tensors(maximum):
-    """torch.max/torch.min(a, b) of two tensors: the library's element-wise `maximum` (or
-    `minimum`). torch's reductions of the same names (one tensor, or a dim with indices) have no
-    mapping here: such a call is unsupported, not answered with the element-wise op."""
-    def run(a, b=None, *rest, **kwargs):
-        if b is None or isinstance(b, (bool, int)) or rest or kwargs:
-            raise Unsupported("torch.max/min as a reduction (of every element, or over a dim) is not mapped")
-        return maximum(a, b)
-    return run
-
-
-def var_args(dim=None, unbiased=None, keepdim=False, correction=None):
-    """torch.var/std's overloads, (input, dim, unbiased, keepdim, *, correction) with a bool
-    second argument read as unbiased, as (axis, ddof, keepdims)."""
-    if isinstance(dim, bool):
-        if unbiased is not None:
-            raise TypeError("var(): unbiased given twice")
-        dim, unbiased = None, dim
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    elif unbiased is not None:
-        raise TypeError("var(): both unbiased and correction given")
-    return axis(dim), correction, keepdim
+def no_keyword(name, value, default=None):
+    """A parameter the mapping cannot express, at its default (the hello declines it otherwise)."""
+    if value != default:
+        raise Unsupported(f"{name}={value!r} has no meaning here")
 
 
 def describe_array(a):
@@ -131,11 +144,14 @@ def describe_array(a):
 
 
 def describe(result, is_array, to_numpy):
-    """The schema's result: a Size, an int or bool, a list of arrays, or one array."""
+    """The schema's result: a Size, an int or bool, NotImplemented, a list of arrays, or one
+    array."""
     if isinstance(result, Size):
         return {"size": [int(s) for s in result]}
-    if isinstance(result, bool):
-        return {"bool": result}
+    if result is NotImplemented:
+        return "not_implemented"
+    if isinstance(result, (bool, np.bool_)):
+        return {"bool": bool(result)}
     if isinstance(result, int):
         return {"int": result}
     if isinstance(result, (list, tuple)):
@@ -145,25 +161,48 @@ def describe(result, is_array, to_numpy):
     return {"tensor": describe_array(to_numpy(result))}
 
 
-def call(case, ops, tensors, dtypes):
-    """The call's function (from ops, by fn name) and its decoded arguments; getitem's index
-    applied as Python code writes it (one item as x[item])."""
-    spec = case["call"]
-    fn = spec["fn"]
-    args = [arg_value(a, tensors, dtypes) for a in spec.get("args", [])]
-    kwargs = {k: arg_value(a, tensors, dtypes) for k, a in spec.get("kwargs", {}).items()}
-    if fn == "getitem":
-        index = args[1]
-        return lambda: args[0][index[0] if len(index) == 1 else index]
-    op = ops.get(fn)
-    if op is None:
-        raise Unsupported(f"no mapping for {fn}")
-    return lambda: op(*args, **kwargs)
+class Call:
+    """A case's call made ready to run: `run(tensors)` calls the op with the arguments decoded
+    over `tensors` (the case's named arrays, or others in their place, as a gradient's leaves),
+    and `bound` says whether they come from the bound call (else from the call as written)."""
+
+    def __init__(self, case, ops, dtypes):
+        spec = case["call"]
+        self.fn = spec["fn"]
+        self.case = case
+        self.dtypes = dtypes
+        self.bound = case.get("bound") is not None
+        if self.fn != "getitem" and self.fn not in ops:
+            raise Unsupported(f"no mapping for {self.fn}")
+        self.op = ops.get(self.fn)
+
+    def run(self, tensors):
+        decode = lambda a: arg_value(a, tensors, self.dtypes)  # noqa: E731 - one use, here
+        spec = self.case["call"]
+        if self.fn == "getitem":
+            x, index = decode(spec["args"][0]), decode(spec["args"][1])
+            return x[index[0] if len(index) == 1 else index]  # one item as x[item]
+        bound = kit.bound_call(self.case, decode)
+        if bound is not None:
+            kwargs = {("input" if name == "self" else name): v for name, v in bound.args.items()}
+            return self.op(**kwargs)
+        args = [decode(a) for a in spec.get("args", [])]
+        kwargs = {k: decode(a) for k, a in spec.get("kwargs", {}).items()}
+        return self.op(*args, **kwargs)
 
 
 def is_signature_error(e):
-    """A TypeError raised by Python's own argument binding (the mapping does not take that
-    argument form), as opposed to one the library raises about the values."""
+    """A TypeError raised by Python's own argument binding (the call does not fit the mapped
+    function's signature), as opposed to one the library raises about the values."""
     msg = str(e)
     return isinstance(e, TypeError) and ("positional argument" in msg or "keyword argument" in msg
                                           or "required argument" in msg)
+
+
+def signature_outcome(call, e):
+    """The outcome of a Python TypeError from binding the call to the mapped function: as
+    torch's parser, an error, where the call came as written; a failure of the mapping, where
+    it came bound (every parameter of torch's signature must be one of the function's)."""
+    if call.bound:
+        raise Unsupported(f"{call.fn}: the mapping does not take the bound call: {e}") from e
+    return kit.error_outcome(e)

@@ -1,17 +1,26 @@
 """JAX as a protocol adapter (see PROTOCOL.md): jax.numpy on the CPU with 64-bit types enabled
-(`jax_enable_x64`), so that int64 and float64 are what they say. Each catalogue op is mapped to
-its jax.numpy function (jax.lax where jax.numpy has none: narrow, select; jax.nn.sigmoid), with
-torch's argument forms decoded but never torch's semantics emulated: where JAX broadcasts,
-promotes, clamps or raises differently, the run shows it.
+(jax_enable_x64), so that int64 and float64 are what they say, over every dtype of the schema
+JAX has (all twelve: bfloat16 is ml_dtypes'). JAX arrays have no strides or views
+(jax.numpy's functions return new immutable arrays), so each input view is handed over as a
+dense copy of the elements it sees (adapters.dense) and the hello declines what such a copy
+cannot stand for: in-place methods, out=, inputs of more than 2^24 elements, outcomes that
+depend on strides and huge results; and alpha= and rounding_mode=, which no jax.numpy function
+takes. Each op is called with the bound call's arguments (torch's parameter names); an op
+jax.numpy has no function for but torch documents as a formula (addcmul, addcdiv, lerp, frac,
+rsub, masked_fill) is that formula written in jax.numpy.
 
-JAX arrays are immutable and have no strided views: each input view is handed over as a dense
-copy of the elements it sees, in-place methods and out= are declined, and so are alpha= and
-rounding_mode= (no jax.numpy function takes them). The levels claimed are shapes, dtypes and
-values; JAX's exception classes and messages are its own, so errors and messages are not, nor
-inplace, aliasing and strides (nothing JAX exposes).
+Gradients (level grads) are jax.vjp's: the `wrt` tensors are the primals, the call is the
+function, the upstream tensors the cotangents, each gradient the pullback's answer for its
+primal. JAX refuses none of what torch refuses here (an integer or bool primal gets a float0
+cotangent, answered as no gradient; a bool result takes a bool cotangent), and its complex
+convention is not torch's: README ("Conformance matrix") says where it differs.
+
+The levels claimed are shapes, dtypes, values and grads; JAX's exception classes and messages
+are its own, so errors and messages are not, nor inplace, aliasing and strides (nothing JAX
+exposes).
 
     eval "$(scripts/setup-adapters.sh)"
-    bcast run --backend "$BCAST_ADAPTERS_PYTHON scripts/adapters/jax_adapter.py"
+    bcast run --backend "$BCAST_ADAPTERS_PYTHON -m bcast_suite.adapters.jax_adapter" --timeout-ms 30000
 """
 
 import os
@@ -24,48 +33,160 @@ jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")
 
 import jax.numpy as jnp  # noqa: E402
+import jax.scipy.special as jsp  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
 from .. import kit  # noqa: E402
 from ..kit import Unsupported  # noqa: E402
 from . import dense  # noqa: E402
-from .dense import Size, axis, sizes, unpack_tensors, var_args  # noqa: E402
+from .dense import Size, axis, ddof, no_keyword, unpack_tensors  # noqa: E402
 
-LEVELS = ["shapes", "dtypes", "values"]
-DTYPES = {"bool": jnp.bool_, "int64": jnp.int64, "float32": jnp.float32, "float64": jnp.float64}
-DECLINES = {"forms": ["in_place"], "kwargs": ["out", "alpha", "rounding_mode"]}
+LEVELS = ["shapes", "dtypes", "values", "grads"]
+DTYPES = {"bool": jnp.bool_, "uint8": jnp.uint8, "int8": jnp.int8, "int16": jnp.int16, "int32": jnp.int32,
+          "int64": jnp.int64, "float16": jnp.float16, "bfloat16": jnp.bfloat16, "float32": jnp.float32,
+          "float64": jnp.float64, "complex64": jnp.complex64, "complex128": jnp.complex128}
+DECLINES = {**dense.DECLINES, "kwargs": dense.DECLINES["kwargs"] + ["alpha", "rounding_mode"]}
 
 
 # ---- ops: torch's signature on the left, jax.numpy's function on the right -------------------
 
-def narrow(t, dim, start, length):
+def unary(fn):
+    def run(input, *, out=None):
+        return fn(input)
+    return run
+
+
+def binary(fn):
+    def run(input, other, *, out=None):
+        return fn(input, other)
+    return run
+
+
+def add(input, other, *, alpha=1, out=None):
+    no_keyword("alpha", alpha, 1)
+    return jnp.add(input, other)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    no_keyword("alpha", alpha, 1)
+    return jnp.subtract(input, other)
+
+
+def rsub(input, other, alpha=1):
+    """torch.rsub(input, other) is other - input."""
+    no_keyword("alpha", alpha, 1)
+    return jnp.subtract(other, input)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    no_keyword("rounding_mode", rounding_mode)
+    return jnp.true_divide(input, other)
+
+
+def pow_(input, exponent, *, out=None):
+    return jnp.power(input, exponent)
+
+
+def float_power(input, exponent, *, out=None):
+    return jnp.float_power(input, exponent)
+
+
+def heaviside(input, values, *, out=None):
+    return jnp.heaviside(input, values)
+
+
+def frac(input, *, out=None):
+    """torch documents frac(x) as x - trunc(x) (with x's sign)."""
+    return jnp.subtract(input, jnp.trunc(input))
+
+
+def round_(input, *, decimals=0, out=None):
+    return jnp.round(input, decimals)
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    return jnp.clip(input, min, max)
+
+
+def clamp_min(input, min, *, out=None):
+    return jnp.clip(input, min, None)
+
+
+def clamp_max(input, max, *, out=None):
+    return jnp.clip(input, None, max)
+
+
+def promoted(*operands):
+    """The operands of one op in the dtype JAX's promotion gives them together, as jax.numpy's
+    functions of several arrays take theirs (a Python number stays weakly typed)."""
+    dtype = jnp.result_type(*operands)
+    return [x if isinstance(x, (bool, int, float, complex)) else jnp.asarray(x, dtype) for x in operands]
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """torch documents addcmul as input + value * tensor1 * tensor2, of the three tensors."""
+    input, tensor1, tensor2 = promoted(input, tensor1, tensor2)
+    return input + value * tensor1 * tensor2
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """torch documents addcdiv as input + value * tensor1 / tensor2, of the three tensors."""
+    input, tensor1, tensor2 = promoted(input, tensor1, tensor2)
+    return input + value * tensor1 / tensor2
+
+
+def lerp(input, end, weight, *, out=None):
+    """torch documents lerp as input + weight * (end - input), of the three arguments."""
+    input, end, weight = promoted(input, end, weight)
+    return input + weight * (end - input)
+
+
+def masked_fill(input, mask, value):
+    return jnp.where(mask, value, input)
+
+
+def where(condition, input, other, *, out=None):
+    return jnp.where(condition, input, other)
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return jnp.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def equal(input, other):
+    return bool(jnp.array_equal(input, other))
+
+
+def narrow(input, dim, start, length):
     """torch.narrow(t, dim, start, length): lax.slice_in_dim, start may count from the end."""
     limit = start + length
     if start < 0 and limit == 0:
         limit = None  # a negative start's slice that reaches the end
-    return lax.slice_in_dim(t, start, limit, axis=dim)
+    return lax.slice_in_dim(input, start, limit, axis=dim)
 
 
-def squeeze(t, dim=None):
-    return jnp.squeeze(t, axis=axis(dim))
+def select(input, dim, index):
+    return lax.index_in_dim(input, index, axis=dim, keepdims=False)
 
 
-_ALL = object()
+def squeeze(input, dim=None):
+    return jnp.squeeze(input, axis=axis(dim))
 
 
 def reduction(fn):
-    """torch.sum/mean/amax/amin(input, dim, keepdim, *, dtype): torch's default dim (None, or
-    () for amax/amin) reduces every dim, as JAX's axis=None does; an explicit dim is passed on."""
-    def run(t, dim=_ALL, keepdim=False, **kw):
-        return fn(t, axis=None if dim is _ALL else axis(dim), keepdims=keepdim, **kw)
+    """torch.sum/mean/amax/amin(input, dim, keepdim, *, dtype): dim None (torch's default)
+    reduces every dim, as JAX's axis=None does; any other dim is passed on."""
+    def run(input, dim=None, keepdim=False, *, dtype=None, out=None):
+        kw = {} if dtype is None else {"dtype": dtype}
+        return fn(input, axis=axis(dim), keepdims=keepdim, **kw)
     return run
 
 
 def spread(fn):
-    def run(t, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        ax, ddof, keepdims = var_args(dim, unbiased, keepdim, correction)
-        return fn(t, axis=ax, ddof=ddof, keepdims=keepdims)
+    """torch.var/std(input, dim, unbiased, keepdim, *, correction) as (axis, ddof, keepdims)."""
+    def run(input, dim=None, unbiased=True, keepdim=False, *, correction=None, out=None):
+        return fn(input, axis=axis(dim), ddof=ddof(unbiased, correction), keepdims=keepdim)
     return run
 
 
@@ -82,111 +203,211 @@ def broadcast_shapes(*shapes):
     return Size(jnp.broadcast_shapes(*((s,) if isinstance(s, int) else s for s in shapes)))
 
 
-def size(t, dim=None):
-    return Size(t.shape) if dim is None else t.shape[dim]
+def size(input, dim=None):
+    return Size(input.shape) if dim is None else input.shape[dim]
+
+
+def clone(input, *, memory_format=None):
+    return jnp.array(input, copy=True)
+
+
+def expand(input, size, *, implicit=False):
+    return jnp.broadcast_to(input, tuple(size))
 
 
 UNARY = {
     "abs": jnp.abs, "neg": jnp.negative, "sign": jnp.sign, "floor": jnp.floor, "ceil": jnp.ceil,
     "exp": jnp.exp, "log": jnp.log, "sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos,
     "tanh": jnp.tanh, "sigmoid": jax.nn.sigmoid, "reciprocal": jnp.reciprocal, "exp2": jnp.exp2,
-    "log1p": jnp.log1p, "round": jnp.round, "trunc": jnp.trunc, "bitwise_not": jnp.bitwise_not,
-    "logical_not": jnp.logical_not,
+    "log1p": jnp.log1p, "trunc": jnp.trunc, "bitwise_not": jnp.bitwise_not, "logical_not": jnp.logical_not,
 }
 BINARY = {
-    "add": jnp.add, "sub": jnp.subtract, "subtract": jnp.subtract, "mul": jnp.multiply,
-    "multiply": jnp.multiply, "div": jnp.true_divide, "divide": jnp.true_divide,
-    "true_divide": jnp.true_divide, "floor_divide": jnp.floor_divide, "remainder": jnp.remainder,
-    "fmod": jnp.fmod, "pow": jnp.power, "atan2": jnp.arctan2, "hypot": jnp.hypot,
-    "copysign": jnp.copysign, "maximum": jnp.maximum, "minimum": jnp.minimum, "fmax": jnp.fmax,
-    "fmin": jnp.fmin, "bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
-    "bitwise_xor": jnp.bitwise_xor, "eq": jnp.equal, "ne": jnp.not_equal, "lt": jnp.less,
+    "mul": jnp.multiply, "multiply": jnp.multiply, "true_divide": jnp.true_divide,
+    "floor_divide": jnp.floor_divide, "remainder": jnp.remainder, "fmod": jnp.fmod,
+    "atan2": jnp.arctan2, "arctan2": jnp.arctan2, "hypot": jnp.hypot, "copysign": jnp.copysign,
+    "maximum": jnp.maximum, "minimum": jnp.minimum, "max": jnp.maximum, "min": jnp.minimum,
+    "fmax": jnp.fmax, "fmin": jnp.fmin, "bitwise_and": jnp.bitwise_and, "bitwise_or": jnp.bitwise_or,
+    "bitwise_xor": jnp.bitwise_xor, "bitwise_left_shift": jnp.left_shift,
+    "bitwise_right_shift": jnp.right_shift, "eq": jnp.equal, "ne": jnp.not_equal, "lt": jnp.less,
     "le": jnp.less_equal, "less_equal": jnp.less_equal, "gt": jnp.greater, "greater": jnp.greater,
     "ge": jnp.greater_equal, "logical_and": jnp.logical_and, "logical_or": jnp.logical_or,
-    "logical_xor": jnp.logical_xor,
+    "logical_xor": jnp.logical_xor, "logaddexp": jnp.logaddexp, "logaddexp2": jnp.logaddexp2,
+    "ldexp": jnp.ldexp, "gcd": jnp.gcd, "lcm": jnp.lcm, "nextafter": jnp.nextafter, "xlogy": jsp.xlogy,
 }
-
+# Element-wise ops (their in-place forms are claimed, so that the hello declines them).
+ELEMENTWISE = {name: unary(fn) for name, fn in UNARY.items()}
+ELEMENTWISE.update({name: binary(fn) for name, fn in BINARY.items()})
+ELEMENTWISE.update({
+    "add": add, "sub": sub, "subtract": sub, "div": div, "divide": div, "pow": pow_,
+    "float_power": float_power, "heaviside": heaviside, "frac": frac, "round": round_, "clamp": clamp,
+    "clamp_min": clamp_min, "clamp_max": clamp_max, "addcmul": addcmul, "addcdiv": addcdiv, "lerp": lerp,
+    "masked_fill": masked_fill,
+})
 # Forms called as torch.X(input, ...) and input.X(...) alike.
 BOTH = {
-    "expand": lambda t, *s: jnp.broadcast_to(t, sizes(s)),
-    "broadcast_to": lambda t, s: jnp.broadcast_to(t, tuple(s)),
-    "unsqueeze": lambda t, d: jnp.expand_dims(t, d),
+    **ELEMENTWISE,
+    "broadcast_to": lambda input, size: jnp.broadcast_to(input, tuple(size)),
+    "unsqueeze": lambda input, dim: jnp.expand_dims(input, dim),
     "squeeze": squeeze,
-    "permute": lambda t, *d: jnp.transpose(t, sizes(d)),
-    "transpose": lambda t, a, b: jnp.swapaxes(t, a, b),
-    "t": lambda t: t.T,
+    "permute": lambda input, dims: jnp.transpose(input, tuple(dims)),
+    "transpose": lambda input, dim0, dim1: jnp.swapaxes(input, dim0, dim1),
+    "t": lambda input: input.T,
     "narrow": narrow,
-    "select": lambda t, dim, index: lax.index_in_dim(t, index, axis=dim, keepdims=False),
-    "view": lambda t, *s: jnp.reshape(t, sizes(s)),
-    "reshape": lambda t, *s: jnp.reshape(t, sizes(s)),
-    "contiguous": lambda t: jnp.asarray(t),
-    "clone": lambda t: jnp.array(t, copy=True),
-    "repeat": lambda t, *r: jnp.tile(t, sizes(r)),
-    "numel": lambda t: int(t.size),
-    "dim": lambda t: int(t.ndim),
-    "size": size,
+    "select": select,
+    "reshape": lambda input, shape: jnp.reshape(input, tuple(shape)),
+    "clone": clone,
+    "numel": lambda input: int(input.size),
     "sum": reduction(jnp.sum),
     "mean": reduction(jnp.mean),
     "amax": reduction(jnp.max),
     "amin": reduction(jnp.min),
     "var": spread(jnp.var),
     "std": spread(jnp.std),
-    "matmul": jnp.matmul,
-    "mm": jnp.matmul,
-    "bmm": jnp.matmul,
-    "mv": jnp.matmul,
-    "dot": jnp.dot,
+    "matmul": lambda input, other, *, out=None: jnp.matmul(input, other),
+    "mm": lambda input, mat2, *, out=None: jnp.matmul(input, mat2),
+    "bmm": lambda input, mat2, *, out=None: jnp.matmul(input, mat2),
+    "mv": lambda input, vec, *, out=None: jnp.matmul(input, vec),
+    "dot": lambda input, tensor, *, out=None: jnp.dot(input, tensor),
+    "where": where,
+    "isclose": isclose,
+    "equal": equal,
 }
-BOTH.update(UNARY)
-BOTH.update(BINARY)
+METHODS = {
+    "expand": expand,
+    "expand_as": lambda input, other: jnp.broadcast_to(input, other.shape),
+    "view": lambda input, size: jnp.reshape(input, tuple(size)),
+    "contiguous": lambda input: jnp.asarray(input),
+    "repeat": lambda input, repeats: jnp.tile(input, tuple(repeats)),
+    "dim": lambda input: int(input.ndim),
+    "size": size,
+    # torch's method is input.where(condition, other): the function's arguments in another order.
+    "where": lambda input, condition, other: jnp.where(condition, input, other),
+}
+def reflected(dunder):
+    """A reflected operator as JAX's arrays have it (`2 - a` is `a.__rsub__(2)`)."""
+    def run(input, other):
+        return getattr(input, dunder)(other)
+    return run
 
-OPS = {}
-for _name, _fn in BOTH.items():
-    OPS[f"torch.{_name}"] = _fn
-    OPS[f"Tensor.{_name}"] = _fn
-    # In-place forms are claimed so that they are declined (skipped, with the reason) rather
-    # than silently unclaimed: JAX has none.
-    if _name in UNARY or _name in BINARY:
-        OPS[f"Tensor.{_name}_"] = _fn
-OPS.update({
-    "Tensor.expand_as": lambda t, o: jnp.broadcast_to(t, o.shape),
-    "torch.broadcast_tensors": lambda *ts: jnp.broadcast_arrays(*unpack_tensors(ts)),
-    "torch.broadcast_shapes": broadcast_shapes,
-    "torch.where": lambda c, x, y: jnp.where(c, x, y),
-    "Tensor.where": lambda x, c, y: jnp.where(c, x, y),
-    "torch.max": dense.of_two_tensors(jnp.maximum),
-    "torch.einsum": einsum,
-    "Tensor.copy_": None,  # in place only: declined
-    "getitem": None,       # x[index], see dense.call
-})
-for _name in ("expand", "expand_as", "broadcast_to", "view", "contiguous", "repeat", "numel", "dim", "size"):
-    OPS.pop(f"torch.{_name}", None)  # methods only in torch (torch.broadcast_to exists: kept below)
-OPS["torch.broadcast_to"] = BOTH["broadcast_to"]
-OPS["torch.numel"] = BOTH["numel"]
+
+# The reflected operators JAX's arrays have.
+REFLECTED = ["__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__", "__rpow__",
+             "__rand__", "__ror__", "__rxor__", "__rlshift__", "__rrshift__", "__rmatmul__"]
+FUNCTIONS = {
+    "broadcast_tensors": lambda *tensors: jnp.broadcast_arrays(*unpack_tensors(tensors)),
+    "broadcast_shapes": broadcast_shapes,
+    "einsum": einsum,
+    "rsub": rsub,
+    "special.xlogy": binary(jsp.xlogy),
+    "special.xlog1py": binary(jsp.xlog1py),
+    "special.zeta": binary(jsp.zeta),
+}
+
+OPS = {f"torch.{name}": fn for name, fn in {**BOTH, **FUNCTIONS}.items()}
+OPS.update({f"Tensor.{name}": fn for name, fn in {**BOTH, **METHODS}.items()})
+OPS.update({f"Tensor.{name}_": fn for name, fn in ELEMENTWISE.items()})  # declined: JAX has none
+OPS.update({f"Tensor.{d}": reflected(d) for d in REFLECTED})
+OPS["Tensor.__rdiv__"] = OPS["Tensor.__rtruediv__"]
+OPS["Tensor.copy_"] = None  # in place only: declined
+OPS["getitem"] = None       # x[index], see dense.Call
 
 
 # ---- the loop -------------------------------------------------------------------------------
 
+def to_numpy(x):
+    return np.asarray(x)
+
+
 def is_array(x):
-    return isinstance(x, jax.Array)
+    return isinstance(x, (jax.Array, np.ndarray))
+
+
+def as_results(result):
+    """The call's result with its arrays as NumPy arrays."""
+    if isinstance(result, jax.Array):
+        return np.asarray(result)
+    if isinstance(result, (list, tuple)) and not isinstance(result, Size):
+        return [np.asarray(r) for r in result]
+    return result
 
 
 def run_case(case):
     tensors = dense.build(case, jnp.asarray)
-    run = dense.call(case, OPS, tensors, DTYPES)
+    call = dense.Call(case, OPS, DTYPES)
+    request = kit.grad_request(case)
+    if request is not None:
+        return run_grad(case, call, request, tensors)
     try:
-        result = run()
-        if isinstance(result, jax.Array):
-            result = np.asarray(result)
-        elif isinstance(result, (list, tuple)) and not isinstance(result, Size):
-            result = [np.asarray(r) for r in result]
+        result = as_results(call.run(tensors))
     except Unsupported:
         raise
     except Exception as e:  # noqa: BLE001 - every JAX exception is an outcome
         if dense.is_signature_error(e):
-            raise Unsupported(f"{case['call']['fn']}: {e}") from e
+            return dense.signature_outcome(call, e)
         return kit.error_outcome(e)
-    return kit.ok_outcome(case, dense.describe(result, lambda x: isinstance(x, np.ndarray), np.asarray), {}, {})
+    return kit.ok_outcome(case, dense.describe(result, is_array, to_numpy), {}, {})
+
+
+# ---- gradients ------------------------------------------------------------------------------
+
+def cotangent(result, upstream):
+    """What the pullback takes for one result: its upstream tensor, cast to the result's dtype
+    where both are floating or both complex (JAX wants the cotangent of exactly the result's
+    type; a result whose dtype differs from torch's fails the dtypes level already), else as it
+    is; zeros of the result's tangent type for a result not differentiated."""
+    if upstream is None:
+        tangent = jax.dtypes.float0 if not jnp.issubdtype(result.dtype, jnp.inexact) else result.dtype
+        return np.zeros(result.shape, dtype=tangent)
+    for kind in (jnp.floating, jnp.complexfloating):
+        if jnp.issubdtype(result.dtype, kind) and jnp.issubdtype(upstream.dtype, kind):
+            return upstream.astype(result.dtype)
+    return upstream
+
+
+def describe_grad(g):
+    """A primal's gradient: None for JAX's float0 (the tangent of an integer or bool primal,
+    which carries no value), else the array."""
+    if g.dtype == jax.dtypes.float0:
+        return None
+    return dense.describe_array(np.asarray(g))
+
+
+def run_grad(case, call, request, tensors):
+    """jax.vjp of the call in its `wrt` tensors, the pullback applied to the upstream tensors."""
+    names = request.wrt
+    kind = {}
+
+    def forward(*primals):
+        result = call.run({**tensors, **dict(zip(names, primals))})
+        if isinstance(result, jax.Array):
+            return (result,)
+        if isinstance(result, (list, tuple)) and not isinstance(result, Size):
+            kind["list"] = True
+            return tuple(result)
+        kind["other"] = result  # not an array (a bool, a Size): nothing to differentiate
+        return ()
+
+    try:
+        results, pullback = jax.vjp(forward, *[tensors[n] for n in names])
+    except Unsupported:
+        raise
+    except Exception as e:  # noqa: BLE001 - every JAX exception is an outcome
+        if dense.is_signature_error(e):
+            return dense.signature_outcome(call, e)
+        return kit.error_outcome(e)
+    if "other" in kind:
+        result = kind["other"]
+    else:
+        result = as_results(list(results) if "list" in kind else results[0])
+    outcome = kit.ok_outcome(case, dense.describe(result, is_array, to_numpy), {}, {})
+    if not kit.differentiated(list(results), request, tensors):
+        return kit.with_grads(outcome, {n: None for n in names})
+    upstream = request.upstream + [None] * (len(results) - len(request.upstream))
+    try:
+        grads = pullback(tuple(cotangent(r, None if u is None else tensors[u]) for r, u in zip(results, upstream)))
+    except Exception as e:  # noqa: BLE001 - every JAX exception is an outcome
+        return kit.with_backward_error(outcome, e)
+    return kit.with_grads(outcome, {n: describe_grad(g) for n, g in zip(names, grads)})
 
 
 def main():

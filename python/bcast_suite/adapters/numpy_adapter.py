@@ -16,8 +16,9 @@ from ..casefmt import decode_number, encode_number
 from ..kit import Unsupported
 from .dense import is_signature_error
 
-# Every dtype of the schema that NumPy has: all but bfloat16, which NumPy lacks (so the
-# adapter does not claim it, and cases with a bfloat16 storage are skipped, never sent).
+# Every dtype of the schema that NumPy has: all but bfloat16 and complex32, which NumPy lacks (so
+# the adapter does not claim them, and cases with a storage or a result of those dtypes are skipped,
+# never sent).
 NP_DTYPES = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
              "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
              "complex64": np.complex64, "complex128": np.complex128}

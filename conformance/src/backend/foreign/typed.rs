@@ -23,6 +23,7 @@ pub enum Typed {
     BF16(Vec<BFloat16>),
     F32(Vec<f32>),
     F64(Vec<f64>),
+    C32(Vec<Complex<Half>>),
     C64(Vec<Complex<f32>>),
     C128(Vec<Complex<f64>>),
 }
@@ -72,6 +73,10 @@ impl Typed {
             DType::BFloat16 => Typed::BF16(all(values, |v| BFloat16::from_f64(v.to_f64()))),
             DType::Float32 => Typed::F32(all(values, |v| v.to_f64() as f32)),
             DType::Float64 => Typed::F64(all(values, |v| v.to_f64())),
+            DType::Complex32 => Typed::C32(all(values, |v| {
+                let (re, im) = parts(v);
+                Complex::new(Half::from_f64(re), Half::from_f64(im))
+            })),
             DType::Complex64 => Typed::C64(all(values, |v| {
                 let (re, im) = parts(v);
                 Complex::new(re as f32, im as f32)
@@ -99,6 +104,9 @@ impl Typed {
             Typed::BF16(v) => all(v, |x| Num::Float(x.to_f32().into())),
             Typed::F32(v) => all(v, |x| Num::Float(x.into())),
             Typed::F64(v) => all(v, Num::Float),
+            Typed::C32(v) => all(v, |z| {
+                Num::Complex(z.re.to_f32().into(), z.im.to_f32().into())
+            }),
             Typed::C64(v) => all(v, |z| Num::Complex(z.re.into(), z.im.into())),
             Typed::C128(v) => all(v, |z| Num::Complex(z.re, z.im)),
         }
@@ -117,6 +125,7 @@ impl Typed {
             Typed::BF16(_) => DType::BFloat16,
             Typed::F32(_) => DType::Float32,
             Typed::F64(_) => DType::Float64,
+            Typed::C32(_) => DType::Complex32,
             Typed::C64(_) => DType::Complex64,
             Typed::C128(_) => DType::Complex128,
         }

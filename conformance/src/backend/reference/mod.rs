@@ -178,7 +178,7 @@ fn interpret_call(case: &Case, inputs: &Inputs) -> Result<Value, CallError> {
 }
 
 /// Runs a case in the engine and describes the outcome (with its gradients for a case with
-/// `grad`: [`grad::run_grad_case`]).
+/// `grad`: `grad.rs`).
 pub fn run_reference(case: &Case) -> Result<Outcome, BackendFailure> {
     if let Some(spec) = &case.grad {
         return grad::run_grad_case(case, spec);

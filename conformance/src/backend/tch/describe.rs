@@ -11,9 +11,8 @@ fn convert(what: &str) -> TchError {
     TchError::Convert(what.to_string())
 }
 
-/// A result of a kind the schema has no dtype for (`complex32`, which a half-precision tensor
-/// and a complex 0-d tensor promote to): a [`TchError::Kind`], which the backend reports as
-/// unsupported.
+/// A result of a kind the schema has no dtype for (a quantized or bit kind): a
+/// [`TchError::Kind`], which the backend reports as unsupported.
 fn outside_schema(kind: Kind) -> TchError {
     TchError::Kind(format!(
         "a result of kind {kind:?}, which the schema has no dtype for"
@@ -53,7 +52,8 @@ pub fn tensor_values(t: &Tensor) -> Result<Vec<Num>, TchError> {
             flat.f_to_kind(Kind::Double)?.f_copy_data(&mut v, numel)?;
             v.into_iter().map(Num::Float).collect()
         }
-        Kind::ComplexFloat | Kind::ComplexDouble => {
+        // complex32 widens to complex128 exactly.
+        Kind::ComplexHalf | Kind::ComplexFloat | Kind::ComplexDouble => {
             let mut v = vec![0f64; 2 * numel];
             flat.f_to_kind(Kind::ComplexDouble)?
                 .f_view_as_real()?
@@ -84,7 +84,7 @@ fn element_at(t: &Tensor, kind: Kind, linear: usize) -> Result<Num, TchError> {
         Kind::Bool => Num::Bool(t.f_int64_value(&index)? != 0),
         // The element itself first: `real` of the whole tensor is a view of twice its
         // elements, which overflows torch's element count for a view of 2^62 complex ones.
-        Kind::ComplexFloat | Kind::ComplexDouble => {
+        Kind::ComplexHalf | Kind::ComplexFloat | Kind::ComplexDouble => {
             let element = index
                 .iter()
                 .try_fold(t.shallow_clone(), |e, &i| e.f_select(0, i))?;

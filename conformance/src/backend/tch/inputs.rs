@@ -64,13 +64,14 @@ pub fn kind_of(dtype: DType) -> Kind {
         DType::Int32 => Kind::Int,
         DType::Float16 => Kind::Half,
         DType::BFloat16 => Kind::BFloat16,
+        DType::Complex32 => Kind::ComplexHalf,
         DType::Complex64 => Kind::ComplexFloat,
         DType::Complex128 => Kind::ComplexDouble,
     }
 }
 
-/// The dtypes this backend builds inputs of and reads results in: all twelve of the schema.
-pub const TCH_DTYPES: [DType; 12] = DType::ALL;
+/// The dtypes this backend builds inputs of and reads results in: all thirteen of the schema.
+pub const TCH_DTYPES: [DType; 13] = DType::ALL;
 
 /// The dtype of a tch kind, if the schema has it.
 pub fn dtype_of(kind: Kind) -> Option<DType> {
@@ -79,7 +80,8 @@ pub fn dtype_of(kind: Kind) -> Option<DType> {
 
 /// A 1-d tensor of `dtype` holding `values` (as `torch.tensor(values, dtype=...)`). The
 /// values are the storage's, so each is exact in `dtype`: integers go in through int64,
-/// half-precision floats through float64, complex values as `[re, im]` pairs of float64.
+/// half-precision floats through float64, complex values as `[re, im]` pairs of float64
+/// (`complex32` as the bits of its `float16` parts).
 ///
 /// ```
 /// use bcast_conformance::backend::tch::{storage_tensor, tensor_values};
@@ -90,6 +92,9 @@ pub fn dtype_of(kind: Kind) -> Option<DType> {
 /// assert_eq!(tensor_values(&t).unwrap(), [Num::Float(0.5), Num::Float(-3.0)]);
 /// let z = storage_tensor(DType::Complex64, &[Num::Complex(1.0, -2.0)]).unwrap();
 /// assert_eq!(tensor_values(&z).unwrap(), [Num::Complex(1.0, -2.0)]);
+/// let h = storage_tensor(DType::Complex32, &[Num::Complex(2048.0, -0.25)]).unwrap();
+/// assert_eq!(h.kind(), tch::Kind::ComplexHalf);
+/// assert_eq!(tensor_values(&h).unwrap(), [Num::Complex(2048.0, -0.25)]);
 /// ```
 pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> {
     match dtype {
@@ -138,6 +143,24 @@ pub fn storage_tensor(dtype: DType, values: &[Num]) -> Result<Tensor, TchError> 
                 })
                 .collect();
             Tensor::f_from_slice(&bits)?.f_view_dtype(kind_of(dtype))
+        }
+        DType::Complex32 => {
+            // Each part as a float16 is converted above, the pairs' bits viewed as complex32.
+            use bcast_engine::half::Half;
+            let bits: Vec<i16> = values
+                .iter()
+                .flat_map(|n| {
+                    let (re, im) = match n {
+                        Num::Complex(re, im) => (*re, *im),
+                        other => (num_to_f64(*other), 0.0),
+                    };
+                    [
+                        Half::from_f64(re).to_bits() as i16,
+                        Half::from_f64(im).to_bits() as i16,
+                    ]
+                })
+                .collect();
+            Tensor::f_from_slice(&bits)?.f_view_dtype(Kind::ComplexHalf)
         }
         DType::Complex64 | DType::Complex128 => {
             let pairs: Vec<f64> = values
