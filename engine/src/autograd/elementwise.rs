@@ -11,7 +11,6 @@ use super::{Grads, Node};
 use crate::ops::{
     self, binary, compare, masked_fill, unary, BinaryOp, CompareOp, Operand, UnaryOp,
 };
-use crate::iter::IterInput;
 use crate::{DType, Error, Result, Scalar, Tensor};
 
 /// Whether an operand is a tensor that requires grad.
