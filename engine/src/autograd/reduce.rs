@@ -339,7 +339,8 @@ pub(crate) fn all_op(x: &Tensor, max: bool) -> Result<Tensor> {
     let name = if max { "MaxBackward1" } else { "MinBackward1" };
     let (input, result) = (x.clone(), out.clone());
     record_reduction(name, x, &out, move |g| {
-        let nan_result = matches!(result.to_scalars().first(), Some(Scalar::Float(v)) if v.is_nan());
+        let nan_result =
+            matches!(result.to_scalars().first(), Some(Scalar::Float(v)) if v.is_nan());
         let mask = if nan_result {
             cmp(CompareOp::Ne, &input, &input)?
         } else {

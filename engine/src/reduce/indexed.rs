@@ -168,9 +168,15 @@ mod tests {
         assert_eq!(i.to_vec::<i64>().unwrap(), vec![0, 0]);
         assert_eq!(v.to_vec::<f64>().unwrap()[0].to_bits(), 0.0f64.to_bits());
         let (_, i) = min_dim(&x, 0, true).unwrap();
-        assert_eq!((i.shape(), i.to_vec::<i64>().unwrap()), (&[1, 3][..], vec![0, 0, 1]));
+        assert_eq!(
+            (i.shape(), i.to_vec::<i64>().unwrap()),
+            (&[1, 3][..], vec![0, 0, 1])
+        );
         let n = Tensor::from_vec(vec![1.0f32, f32::NAN, f32::NAN], &[3]).unwrap();
-        assert_eq!(min_dim(&n, 0, false).unwrap().1.to_vec::<i64>().unwrap(), vec![1]);
+        assert_eq!(
+            min_dim(&n, 0, false).unwrap().1.to_vec::<i64>().unwrap(),
+            vec![1]
+        );
     }
 
     #[test]
@@ -179,14 +185,27 @@ mod tests {
         let e = max_dim(&c, 5, false).unwrap_err();
         assert!(e.message().starts_with("Dimension out of range"));
         let e = max_dim(&c, 0, false).unwrap_err();
-        assert_eq!(e.message(), "max(): Expected reduction dim 0 to have non-zero size.");
+        assert_eq!(
+            e.message(),
+            "max(): Expected reduction dim 0 to have non-zero size."
+        );
         let e = min_dim(&c, 1, false).unwrap_err();
         assert_eq!(e.message(), "min(): does not support complex input");
-        let (v, i) = max_dim(&Tensor::zeros(&[0, 3], crate::DType::Float32).unwrap(), 1, true)
-            .unwrap();
-        assert_eq!((v.shape(), i.shape(), i.dtype()), (&[0, 1][..], &[0, 1][..], crate::DType::Int64));
+        let (v, i) = max_dim(
+            &Tensor::zeros(&[0, 3], crate::DType::Float32).unwrap(),
+            1,
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            (v.shape(), i.shape(), i.dtype()),
+            (&[0, 1][..], &[0, 1][..], crate::DType::Int64)
+        );
         let e = max_all(&Tensor::zeros(&[2], crate::DType::Complex128).unwrap()).unwrap_err();
-        assert_eq!(e.message(), "\"max_all\" not implemented for 'ComplexDouble'");
+        assert_eq!(
+            e.message(),
+            "\"max_all\" not implemented for 'ComplexDouble'"
+        );
     }
 
     #[test]

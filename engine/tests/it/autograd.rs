@@ -5,8 +5,8 @@
 
 use bcast_engine::autograd::Graph;
 use bcast_engine::complex::Complex;
-use bcast_engine::ops::{binary, clamp_numbers, r#where, BinaryOp};
 use bcast_engine::linalg::matmul;
+use bcast_engine::ops::{binary, clamp_numbers, r#where, BinaryOp};
 use bcast_engine::reduce::{max_all, max_dim, mean};
 use bcast_engine::{DType, Scalar, Tensor};
 
@@ -184,7 +184,10 @@ fn max_of_every_element_splits_a_tie_evenly() {
     let g = grads(&[x], f32s(&[6.0], &[]), |l| {
         max_all(&l[0].t().unwrap()).unwrap()
     });
-    assert_eq!(g[0].to_vec::<f32>().unwrap(), vec![0.0, 0.0, 0.0, 0.0, 3.0, 3.0]);
+    assert_eq!(
+        g[0].to_vec::<f32>().unwrap(),
+        vec![0.0, 0.0, 0.0, 0.0, 3.0, 3.0]
+    );
     assert_eq!(g[0].strides(), &[1, 2]);
 }
 
@@ -215,7 +218,10 @@ fn matmul_drops_the_unit_batch_of_an_operand_that_requires_grad() {
     let ga = grads(&[a], f32s(&[1.0; 40], &[4, 2, 5]), |l| {
         matmul(&l[0], &b).unwrap()
     });
-    assert_eq!((ga[0].shape(), ga[0].strides()), (&[1, 2, 3][..], &[6, 3, 1][..]));
+    assert_eq!(
+        (ga[0].shape(), ga[0].strides()),
+        (&[1, 2, 3][..], &[6, 3, 1][..])
+    );
     assert_eq!(
         ga[0].to_vec::<f32>().unwrap(),
         vec![490.0, 590.0, 690.0, 490.0, 590.0, 690.0]

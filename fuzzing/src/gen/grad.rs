@@ -137,9 +137,7 @@ fn spellings(case: &Case) -> Vec<(String, Respelled)> {
             &fn_.replacen("div", "true_divide", 1),
             &fn_.replacen("div", "divide", 1),
         ]),
-        "Tensor.div_" if !kw("rounding_mode") => {
-            same(&["Tensor.true_divide_", "Tensor.divide_"])
-        }
+        "Tensor.div_" if !kw("rounding_mode") => same(&["Tensor.true_divide_", "Tensor.divide_"]),
         "torch.maximum" | "Tensor.maximum" if two_tensors => {
             same(&[&fn_.replacen("maximum", "max", 1)])
         }
@@ -182,7 +180,11 @@ fn respell(u: &mut Unstructured, case: Case) -> GenResult<Case> {
         }
     }
     let binds = |c: &Case| bcast_case::pyargs::check_call(c).is_ok();
-    Ok(if binds(&out) == binds(&case) { out } else { case })
+    Ok(if binds(&out) == binds(&case) {
+        out
+    } else {
+        case
+    })
 }
 
 /// The ops whose gradients depend on ties among their values: `maximum`/`minimum` (and

@@ -170,11 +170,7 @@ fn product_case(
         _ => [&batch2[..], &[k2, p]].concat(),
     };
     let d1 = dtype(u)?;
-    let d2 = if u.ratio(1, 6)? {
-        dtype(u)?
-    } else {
-        d1
-    };
+    let d2 = if u.ratio(1, 6)? { dtype(u)? } else { d1 };
     let t1 = b.view(u, d1, &shape1, true)?;
     let t2 = b.view(u, d2, &shape2, true)?;
     sum_tolerance(&mut b, &[d1, d2]);

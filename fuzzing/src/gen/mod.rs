@@ -40,15 +40,15 @@ pub mod views;
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
 pub use complex32::complex_half;
-pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use einsum::floating_einsum_case;
-pub use matmul::{floating_matmul_case, portable_product_values};
-pub use reduce::floating_reduce_case;
+pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
+pub use matmul::{floating_matmul_case, portable_product_values};
 pub use operands::{
     approximate, consistent_alpha, consistent_divisor, consistent_remainder, consistent_remainders,
     draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES, GEN_DTYPES,
 };
+pub use reduce::floating_reduce_case;
 pub use registry::{families, find_family, forward_families, Enumeration, Family, GRAD_FAMILY};
 pub use shapes::{broadcast_partner, random_shape, ShapeLimits};
 pub use tolerance::{accumulation_error, float_tolerance, grad_tolerance, sum_tolerance};

@@ -93,3 +93,74 @@ fn upstream_gradients_have_their_results_shapes_and_dtypes() {
     }
     assert!(checked > 100, "only {checked} upstream gradients checked");
 }
+
+/// The family's draws reach what torch's backward treats apart: each of the six floating and
+/// complex dtypes among the leaves, `matmul` whose batch dims broadcast, `einsum`, `max`/`min`
+/// over a dim (whose indices get no upstream gradient), ties among the values, and the other
+/// spellings torch has of a call.
+#[test]
+fn the_draws_cover_every_floating_dtype_and_the_products_reductions_and_ties() {
+    let mut leaf_dtypes = std::collections::BTreeSet::new();
+    let (mut batched, mut einsum, mut indexed, mut ties, mut respelled) = (0, 0, 0, 0, 0);
+    for case in cases(1500) {
+        let spec = case.grad.as_ref().unwrap();
+        for leaf in &spec.wrt {
+            leaf_dtypes.insert(case.storages[&case.tensors[leaf].storage].dtype.clone());
+        }
+        let shapes: Vec<&[usize]> = case
+            .call
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Tensor(t) => Some(case.tensors[t].shape.as_slice()),
+                _ => None,
+            })
+            .collect();
+        let base = case.call.fn_.rsplit('.').next().unwrap_or("");
+        match (base, shapes.as_slice()) {
+            ("matmul", [a, b]) if a.len() >= 3 && b.len() >= 3 => {
+                batched += usize::from(a[..a.len() - 2] != b[..b.len() - 2]);
+            }
+            ("einsum", _) => einsum += 1,
+            ("max" | "min", [_]) if case.call.args.len() > 1 || !case.call.kwargs.is_empty() => {
+                // (values, indices) of a floating input: the integer indices get no upstream
+                // gradient.
+                let input = &case.tensors[&spec.wrt[0]].storage;
+                let dtype = &case.storages[input].dtype;
+                let floating = dtype.contains("float") || dtype.starts_with("complex");
+                if spec.upstream.len() == 2 && floating {
+                    assert!(spec.upstream[1].is_none(), "{}", case.id);
+                    indexed += 1;
+                }
+            }
+            (
+                "multiply" | "true_divide" | "divide" | "subtract" | "arctan2" | "broadcast_to",
+                _,
+            ) => respelled += 1,
+            _ => {}
+        }
+        ties += usize::from(case.tags.iter().any(|t| t == "ties"));
+    }
+    for dtype in [
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+        "complex64",
+        "complex128",
+    ] {
+        assert!(
+            leaf_dtypes.contains(dtype),
+            "no {dtype} leaf: {leaf_dtypes:?}"
+        );
+    }
+    for (what, n) in [
+        ("matmul over broadcast batch dims", batched),
+        ("einsum", einsum),
+        ("max/min over a dim", indexed),
+        ("ties", ties),
+        ("respelled calls", respelled),
+    ] {
+        assert!(n >= 5, "only {n} cases of {what}");
+    }
+}

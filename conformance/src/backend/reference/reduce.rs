@@ -26,14 +26,17 @@ pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
 /// `dim` and `keepdim` by position).
 fn extremum(name: &str, max: bool, a: &Args) -> Result<Value, CallError> {
     if matches!(a.get(1), Some(Arg::Tensor(_))) {
-        return super::elementwise::dispatch(name, a).unwrap_or_else(|| {
-            Err(CallError::Unsupported(format!("{name} of two tensors")))
-        });
+        return super::elementwise::dispatch(name, a)
+            .unwrap_or_else(|| Err(CallError::Unsupported(format!("{name} of two tensors"))));
     }
     a.only_kwargs(&[])?;
     let x = a.tensor(0)?;
     let Some(dim) = a.get(1) else {
-        let all = if max { reduce::max_all(&x) } else { reduce::min_all(&x) };
+        let all = if max {
+            reduce::max_all(&x)
+        } else {
+            reduce::min_all(&x)
+        };
         return Ok(Value::Tensor(all?));
     };
     let dim = a.as_int(dim)?;
