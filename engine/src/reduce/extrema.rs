@@ -144,19 +144,29 @@ pub fn amin(x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     extremum(x, dims, keepdim, false)
 }
 
+/// torch's refusal to reduce every element of an empty tensor (`amax()`, `max()`, ...).
+pub(super) fn unspecified_dim_error(name: &str) -> Error {
+    Error::runtime(format!(
+        "{name}: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+    ))
+}
+
+/// torch's refusal to reduce an extremum over a dim of size 0 (`d` as the caller names it).
+pub(super) fn empty_dim_error(name: &str, d: impl std::fmt::Display) -> Error {
+    Error::index(format!(
+        "{name}: Expected reduction dim {d} to have non-zero size."
+    ))
+}
+
 fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor> {
     let name = if max { "amax()" } else { "amin()" };
     if x.numel() == 0 {
         if dims.is_empty() {
-            return Err(Error::runtime(format!(
-                "{name}: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
-            )));
+            return Err(unspecified_dim_error(name));
         }
         for &d in dims {
             if x.shape()[wrap_dim(d, x.ndim())?] == 0 {
-                return Err(Error::index(format!(
-                    "{name}: Expected reduction dim {d} to have non-zero size."
-                )));
+                return Err(empty_dim_error(name, d));
             }
         }
     }

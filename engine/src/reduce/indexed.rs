@@ -3,6 +3,7 @@
 //! `amax` of all dims with its own messages). The index is the first position holding the
 //! result: the first of equal elements, the first NaN where a NaN propagates.
 
+use super::extrema::{empty_dim_error, unspecified_dim_error};
 use super::{reduced_shape, ReducePlan};
 use crate::shape::{signed_sizes, wrap_dim};
 use crate::{alloc, Element, Error, Result, Tensor};
@@ -90,10 +91,7 @@ fn op_name(max: bool) -> &'static str {
 /// The reduction over every element: `amax`'s values, with `max()`'s checks.
 fn all(x: &Tensor, max: bool) -> Result<Tensor> {
     if x.numel() == 0 {
-        return Err(Error::runtime(format!(
-            "{}: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.",
-            op_name(max)
-        )));
+        return Err(unspecified_dim_error(op_name(max)));
     }
     if x.dtype().is_complex() {
         let kernel = if max { "max_all" } else { "min_all" };
@@ -110,10 +108,7 @@ fn all(x: &Tensor, max: bool) -> Result<Tensor> {
 fn indexed(x: &Tensor, dim: i64, keepdim: bool, max: bool) -> Result<(Tensor, Tensor)> {
     let d = wrap_dim(dim, x.ndim())?;
     if x.numel() == 0 && x.shape().get(d) == Some(&0) {
-        return Err(Error::index(format!(
-            "{}: Expected reduction dim {d} to have non-zero size.",
-            op_name(max)
-        )));
+        return Err(empty_dim_error(op_name(max), d));
     }
     if x.dtype().is_complex() {
         return Err(Error::runtime(format!(
