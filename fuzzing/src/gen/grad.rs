@@ -83,9 +83,9 @@ pub const MAX_GRAD_RESULT: usize = 1 << 16;
 /// small enough ([`MAX_GRAD_RESULT`]).
 const DRAWS: usize = 8;
 
-/// One gradient case: a case of one of the [`INNER`] families, now and then spelled another
-/// way torch has ([`respell`]), with ties among its values for the ops whose gradients depend
-/// on them ([`with_ties`]), and its gradients asked for ([`with_grad`]).
+/// One gradient case: a case of one of the differentiable families (`INNER`), now and then
+/// spelled another way torch has (`respell`), with ties among its values for the ops whose
+/// gradients depend on them (`with_ties`), and its gradients asked for ([`with_grad`]).
 pub fn grad_case(u: &mut Unstructured) -> GenResult<Case> {
     for _ in 0..DRAWS {
         let name = *u.choose(INNER)?;
