@@ -38,7 +38,7 @@ pub mod views;
 
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
-pub use complex32::complex_half;
+pub use complex32::{complex_arithmetic, complex_half};
 pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use operands::{
