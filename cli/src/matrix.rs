@@ -6,6 +6,7 @@ use crate::paths::{check_outputs, Named};
 use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
 use bcast_conformance::report::html::matrix_page;
 use bcast_conformance::report::matrix::{measure, render_matrix};
+use bcast_conformance::runner::jobs::checked_jobs;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,11 +27,16 @@ pub struct MatrixArgs {
     /// Also write the matrix as an HTML page: every backend's level and op x level heat maps.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Measure each backend through N instances at once (N adapter processes, or N threads of
+    /// an in-process backend), as `bcast run --jobs` does [default: 1].
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Runs `bcast matrix`: exit 0 once every backend is measured, whatever its pass rates; 2 when
 /// the fixtures do not load or a backend does not start.
 pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
+    let jobs = checked_jobs(args.jobs)?;
     if let Some(path) = &args.html {
         let fixtures = bcast_case::fixture_files(&args.paths).unwrap_or_default();
         let inputs: Vec<Named<'_>> = fixtures
@@ -54,9 +60,9 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         .iter()
         .map(|spec| open_implementation(spec, limits))
         .collect::<Result<Vec<_>, _>>()?;
-    let rows = measure(implementations, &cases, |name| {
+    let rows = measure(implementations, &cases, jobs, |name| {
         eprintln!("measuring {name}")
-    });
+    })?;
     print!("{}", render_matrix("bcast matrix", &rows, &cases, &[]));
     if let Some(path) = &args.html {
         let page = matrix_page(&rows, &cases)?;

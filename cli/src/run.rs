@@ -9,7 +9,7 @@ use bcast_conformance::report::html::run_page;
 use bcast_conformance::report::json::json_report;
 use bcast_conformance::report::junit::junit_xml;
 use bcast_conformance::report::summary::{level_line, summary_line, summary_table};
-use bcast_conformance::runner::jobs::{instances, run_suite_jobs, MAX_JOBS};
+use bcast_conformance::runner::jobs::{checked_jobs, instances, run_suite_jobs};
 use bcast_conformance::runner::select::{CaseFilter, IdPattern};
 use bcast_conformance::runner::shard::{Selection, Shard};
 use bcast_conformance::runner::suite::{Status, SuiteOptions, SuiteResult};
@@ -135,16 +135,7 @@ pub fn run(args: RunArgs) -> Result<ExitCode, String> {
         Some(s) => return Err(format!("--deadline {s}: give a positive number of seconds")),
         None => None,
     };
-    let jobs = match args.jobs {
-        Some(0) => return Err("--jobs 0: give at least 1".to_string()),
-        Some(n) if n > MAX_JOBS => {
-            return Err(format!(
-                "--jobs {n}: at most {MAX_JOBS} instances of a backend run at once"
-            ))
-        }
-        Some(n) => n,
-        None => 1,
-    };
+    let jobs = checked_jobs(args.jobs)?;
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let filter = CaseFilter {
         ops: args.ops,

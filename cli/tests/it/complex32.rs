@@ -52,13 +52,33 @@ fn an_adapter_without_complex32_is_sent_no_complex32_case() {
         &dir.path().display().to_string(),
         &fixture.display().to_string(),
     ]);
-    let out = bcast(&["run", REGRESSIONS, "--backend", &adapter]);
+    let report = dir.path().join("report.json");
+    let report_arg = report.display().to_string();
+    let out = bcast(&[
+        "run",
+        REGRESSIONS,
+        "--backend",
+        &adapter,
+        "--json",
+        &report_arg,
+    ]);
     let n = cases.len();
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(counts(&out), (n, n - outside, 0, outside), "{}", text(&out));
+    // Each skipped case says why: its complex32 dtype, which the adapter does not claim.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let skipped: Vec<&serde_json::Value> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "skip")
+        .collect();
+    assert_eq!(skipped.len(), outside);
     assert!(
-        text(&out).contains(&format!("dtype complex32 not claimed: {outside}")),
-        "{}",
-        text(&out)
+        skipped
+            .iter()
+            .all(|c| c["detail"] == "skipped: dtype complex32 not claimed"),
+        "{skipped:?}"
     );
 }

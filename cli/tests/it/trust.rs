@@ -87,6 +87,62 @@ fn every_process_of_one_run_must_say_the_same_hello() {
     );
 }
 
+/// `bcast matrix --jobs` measures through that many processes, with the table of one, and
+/// refuses a backend whose processes say different hellos as `bcast run --jobs` does.
+#[test]
+fn the_matrix_measures_through_jobs_and_one_hello() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = arg(&numel_fixture(dir.path(), 8));
+    let starts = dir.path().join("starts");
+    std::fs::create_dir(&starts).unwrap();
+    let honest = impostor("starts", &arg(&starts), &fixture);
+    let table = |jobs: &str| {
+        let out = bcast(&[
+            "matrix",
+            &fixture,
+            "--backend",
+            "reference",
+            "--backend",
+            &honest,
+            "--jobs",
+            jobs,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let one = table("1");
+    let processes = |dir: &Path| std::fs::read_dir(dir).unwrap().count();
+    assert_eq!(processes(&starts), 1, "{one}");
+    let two = table("2");
+    assert_eq!(
+        processes(&starts),
+        3,
+        "the second measurement started two processes"
+    );
+    assert_eq!(one, two);
+    let n = bcast_conformance::case::load_file(Path::new(&fixture))
+        .unwrap()
+        .len();
+    let all = format!("| {n} | 0 | {n}/{n} (100%) |");
+    assert!(
+        one.lines()
+            .any(|l| l.starts_with("| impostor") && l.contains(&all)),
+        "{one}"
+    );
+    let state = dir.path().join("two");
+    std::fs::create_dir(&state).unwrap();
+    let liar = impostor("two-hellos", &arg(&state), &fixture);
+    let out = bcast(&["matrix", &fixture, "--backend", &liar, "--jobs", "2"]);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("job 2's backend said another hello than job 1's"),
+        "{t}"
+    );
+    let out = bcast(&["matrix", &fixture, "--backend", "reference", "--jobs", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
 #[test]
 fn negative_offsets_and_strides_in_an_answer_are_outside_the_schema() {
     const ADAPTERS: &str = "conformance/tests/data/adapters.json";

@@ -112,7 +112,13 @@ pub struct Implementation {
     pub backend: Box<dyn Backend>,
     /// How it is reached (`in-process`, `protocol: numpy_adapter.py`).
     pub via: String,
+    /// Opens another instance of it (another adapter process), for a measurement with more
+    /// than one job.
+    pub open_another: Box<OpenAnother>,
 }
+
+/// Opens one more instance of an implementation, in the thread that will use it.
+pub type OpenAnother = dyn Fn() -> Result<Box<dyn Backend>, String> + Send + Sync;
 
 /// Opens the backend a spec names (as [`open_backend`]) with how it is reached: `in-process`
 /// for a backend name, `protocol: COMMAND LINE` for an adapter.
@@ -128,9 +134,11 @@ pub fn open_implementation(spec: &str, timeouts: AdapterLimits) -> Result<Implem
     } else {
         format!("protocol: {spec}")
     };
+    let again = spec.to_string();
     Ok(Implementation {
         backend: open_backend(spec, timeouts)?,
         via,
+        open_another: Box::new(move || open_backend(&again, timeouts)),
     })
 }
 
@@ -211,16 +219,20 @@ pub fn available_implementations(
     let mut found = Vec::new();
     let mut absent = Vec::new();
     for known in IN_PROCESS {
-        match known.make.map(|make| make()) {
-            Some(Ok(backend)) => found.push(Implementation {
-                backend,
-                via: "in-process".to_string(),
-            }),
-            Some(Err(why)) => absent.push(format!("{} ({why})", known.name)),
-            None => absent.push(format!(
+        let Some(make) = known.make else {
+            absent.push(format!(
                 "{} (built without feature `{}`)",
                 known.name, known.feature
-            )),
+            ));
+            continue;
+        };
+        match make() {
+            Ok(backend) => found.push(Implementation {
+                backend,
+                via: "in-process".to_string(),
+                open_another: Box::new(make),
+            }),
+            Err(why) => absent.push(format!("{} ({why})", known.name)),
         }
     }
     for script in PYTHON_ADAPTERS {
@@ -239,6 +251,13 @@ pub fn available_implementations(
             None => found.push(Implementation {
                 backend: Box::new(backend),
                 via: format!("protocol: {script}"),
+                open_another: Box::new(move || {
+                    let another = python_adapter(&python, script, timeouts);
+                    match another.start_error() {
+                        Some(why) => Err(format!("{script}: {why}")),
+                        None => Ok(Box::new(another) as Box<dyn Backend>),
+                    }
+                }),
             }),
         }
     }

@@ -6,6 +6,7 @@ use super::levels::{level_counts, op_counts, LevelCount, OpCounts};
 use crate::backend::registry::Implementation;
 use crate::backend::Level;
 use crate::case::LoadedCase;
+use crate::runner::jobs::run_suite_jobs;
 use crate::runner::suite::{run_suite, Status, SuiteOptions, SuiteResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -42,24 +43,28 @@ impl MatrixRow {
     }
 }
 
-/// Runs the cases through each implementation with every level wanted, calling `progress`
-/// with its name first; each row holds what it passed, level by level. `bcast matrix` and
-/// `bcast-dev matrix` both measure with this.
+/// Runs the cases through each implementation with every level wanted, through `jobs`
+/// instances of it at once (as `bcast run --jobs`: the same verdicts, the run refused when an
+/// instance says another hello), calling `progress` with its name first; each row holds what it
+/// passed, level by level. `bcast matrix` and `bcast-dev matrix` both measure with this.
 ///
 /// ```
 /// use bcast_conformance::backend::registry::{open_implementation, AdapterLimits};
 /// use bcast_conformance::case::load_file;
 /// use bcast_conformance::report::matrix::measure;
 /// let cases = load_file(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/numel.json").as_ref()).unwrap();
-/// let reference = open_implementation("reference", AdapterLimits::default()).unwrap();
-/// let rows = measure(vec![reference], &cases, |_| {});
-/// assert_eq!((rows[0].run, rows[0].passed), (cases.len(), cases.len()));
+/// let open = || open_implementation("reference", AdapterLimits::default()).unwrap();
+/// let one = measure(vec![open()], &cases, 1, |_| {}).unwrap();
+/// let two = measure(vec![open()], &cases, 2, |_| {}).unwrap();
+/// assert_eq!((one[0].run, one[0].passed), (cases.len(), cases.len()));
+/// assert_eq!((two[0].run, two[0].passed), (one[0].run, one[0].passed));
 /// ```
 pub fn measure(
     implementations: Vec<Implementation>,
     cases: &[LoadedCase],
+    jobs: usize,
     mut progress: impl FnMut(&str),
-) -> Vec<MatrixRow> {
+) -> Result<Vec<MatrixRow>, String> {
     let options = SuiteOptions {
         levels: Level::ALL.into_iter().collect(),
         ..SuiteOptions::default()
@@ -68,8 +73,13 @@ pub fn measure(
         .into_iter()
         .map(|mut imp| {
             progress(&imp.backend.name());
-            let result = run_suite(imp.backend.as_mut(), cases, &options, |_, _| {});
-            MatrixRow::measure(&imp.via, &result, cases)
+            let result = if jobs <= 1 {
+                run_suite(imp.backend.as_mut(), cases, &options, |_, _| {})
+            } else {
+                let open = &*imp.open_another;
+                run_suite_jobs(imp.backend, open, jobs, cases, &options, |_, _| {})?
+            };
+            Ok(MatrixRow::measure(&imp.via, &result, cases))
         })
         .collect()
 }

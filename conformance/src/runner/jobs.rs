@@ -36,6 +36,27 @@ pub fn instances(jobs: usize, cases: usize) -> usize {
     jobs.min(cases).clamp(1, MAX_JOBS)
 }
 
+/// The `--jobs` a command was given, checked: at least 1 and at most [`MAX_JOBS`]
+/// (none given: 1).
+///
+/// ```
+/// use bcast_conformance::runner::jobs::{checked_jobs, MAX_JOBS};
+/// assert_eq!(checked_jobs(None), Ok(1));
+/// assert_eq!(checked_jobs(Some(8)), Ok(8));
+/// assert!(checked_jobs(Some(0)).is_err());
+/// assert!(checked_jobs(Some(MAX_JOBS + 1)).is_err());
+/// ```
+pub fn checked_jobs(jobs: Option<usize>) -> Result<usize, String> {
+    match jobs {
+        Some(0) => Err("--jobs 0: give at least 1".to_string()),
+        Some(n) if n > MAX_JOBS => Err(format!(
+            "--jobs {n}: at most {MAX_JOBS} instances of a backend run at once"
+        )),
+        Some(n) => Ok(n),
+        None => Ok(1),
+    }
+}
+
 /// Runs `cases` through `first` and more instances made by `open` ([`instances`] in all),
 /// calling `progress` (on this thread) as cases finish. A worker whose instance cannot be
 /// opened leaves its share to the others and says why on stderr; the run needs only `first`.

@@ -134,7 +134,7 @@ fn retype(u: &mut Unstructured, case: &mut Case) -> GenResult<()> {
     let moments = ["var", "std"]
         .iter()
         .any(|op| case.call.fn_.ends_with(&format!(".{op}")));
-    if case.tolerance.is_some() || moments {
+    if case.tolerance.is_some() || moments || complex_arithmetic(&case.call.fn_) {
         let t = case.tolerance.unwrap_or(Tolerance {
             rtol: 0.0,
             atol: 0.0,
@@ -149,6 +149,52 @@ fn retype(u: &mut Unstructured, case: &mut Case) -> GenResult<()> {
 
 /// Two ulps of `float16`, the generators' tolerance for it.
 const HALF_TOLERANCE: f64 = 2e-3;
+
+/// Whether a call multiplies or divides complex numbers once one operand is `complex32`:
+/// torch's complex products and quotients round differently in its vectorised loop and in its
+/// scalar one (compiled with fused multiply-adds), as the other families' complex cases allow
+/// for (`binary_tolerance`).
+///
+/// ```
+/// use bcast_fuzzing::gen::complex_arithmetic;
+/// assert!(complex_arithmetic("torch.addcdiv") && complex_arithmetic("Tensor.__rtruediv__"));
+/// assert!(complex_arithmetic("Tensor.mul_") && !complex_arithmetic("torch.add"));
+/// ```
+pub fn complex_arithmetic(fn_: &str) -> bool {
+    let name = fn_.rsplit('.').next().unwrap_or(fn_);
+    let name = match name.strip_prefix("__").and_then(|n| n.strip_suffix("__")) {
+        Some(dunder) => dunder
+            .strip_prefix('r')
+            .or_else(|| dunder.strip_prefix('i'))
+            .filter(|n| ARITHMETIC.contains(n))
+            .unwrap_or(dunder),
+        None => name.strip_suffix('_').unwrap_or(name),
+    };
+    ARITHMETIC.contains(&name)
+}
+
+/// The ops [`complex_arithmetic`] names, without their in-place or reflected spellings.
+const ARITHMETIC: &[&str] = &[
+    "mul",
+    "multiply",
+    "div",
+    "divide",
+    "true_divide",
+    "truediv",
+    "addcmul",
+    "addcdiv",
+    "lerp",
+    "pow",
+    "float_power",
+    "reciprocal",
+    "matmul",
+    "mm",
+    "bmm",
+    "mv",
+    "dot",
+    "vdot",
+    "einsum",
+];
 
 /// A value as a `complex32` element: each part rounded to `float16` through `float32`, as
 /// torch converts a double (a bool is 0 or 1).

@@ -39,7 +39,7 @@ pub mod views;
 
 pub use aliasing::{is_racy, shared_views, views_of_one_storage};
 pub use builder::CaseBuilder;
-pub use complex32::complex_half;
+pub use complex32::{complex_arithmetic, complex_half};
 pub use einsum::floating_einsum_case;
 pub use grad::{grad_case, with_grad, MAX_GRAD_RESULT};
 pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};

@@ -33,9 +33,9 @@
 //!
 //! ```
 //! use bcast_fuzzing::oracles::grad_broadcast::check;
-//! let stretched: usize = (0..40u8)
-//!     .map(|k| check(&[k, 3, 1, 200, 3, 9, 4, 4, 4, 250, 0, 13, k, 2, 8]).stretched)
-//!     .sum();
+//! // Bytes drawn by a fixed recipe, as a fuzzer would hand them over.
+//! let bytes = |k: u64| (0..64u64).map(|i| bcast_case::splitmix64(k * 64 + i).1 as u8).collect::<Vec<u8>>();
+//! let stretched: usize = (0..64).map(|k| check(&bytes(k)).stretched).sum();
 //! assert!(stretched > 0);
 //! ```
 

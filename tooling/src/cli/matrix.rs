@@ -7,6 +7,7 @@ use bcast_conformance::backend::registry::{
 };
 use bcast_conformance::case::load_paths;
 use bcast_conformance::report::matrix::{measure, render_matrix};
+use bcast_conformance::runner::jobs::checked_jobs;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,10 +30,14 @@ pub struct MatrixArgs {
     /// Per-case timeout of a protocol adapter, in milliseconds.
     #[arg(long, default_value_t = 5000)]
     pub timeout_ms: u64,
+    /// Measure each implementation through N instances at once (`bcast matrix --jobs`).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// Runs `bcast-dev matrix`.
 pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
+    let jobs = checked_jobs(args.jobs)?;
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("fixtures")]
     } else {
@@ -45,9 +50,9 @@ pub fn matrix(args: MatrixArgs) -> Result<ExitCode, String> {
         ..AdapterLimits::default()
     };
     let (implementations, absent) = available_implementations(python.as_deref(), timeouts);
-    let rows = measure(implementations, &cases, |name| {
+    let rows = measure(implementations, &cases, jobs, |name| {
         eprintln!("measuring {name}")
-    });
+    })?;
     let table = render_matrix("bcast-dev matrix", &rows, &cases, &absent);
     if args.print {
         print!("{table}");

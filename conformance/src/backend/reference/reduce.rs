@@ -6,7 +6,7 @@
 
 use super::{Args, CallError, Value};
 use crate::case::Arg;
-use bcast_engine::{reduce, Tensor};
+use bcast_engine::{reduce, DType, Tensor};
 
 /// Runs `name` if it is a reduction; `None` when it is not.
 pub fn dispatch(name: &str, a: &Args) -> Option<Result<Value, CallError>> {
@@ -99,7 +99,15 @@ fn moment(op: &str, a: &Args) -> Result<Tensor, CallError> {
         }
     };
     let correction = match (a.kwarg("correction"), unbiased) {
-        (Some(c), _) => a.as_scalar(c)?.to_f64(),
+        (Some(c), _) => {
+            // torch reads it with `Scalar::toDouble` once the input's dtype is accepted: a
+            // complex number with an imaginary part overflows a double.
+            let c = a.as_scalar(c)?;
+            if x.dtype().is_floating() || x.dtype().is_complex() {
+                c.check_fits(DType::Float64)?;
+            }
+            c.to_f64()
+        }
         (None, Some(false)) => 0.0,
         (None, _) => 1.0,
     };

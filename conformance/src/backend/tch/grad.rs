@@ -38,18 +38,14 @@ pub fn make_leaves(
                 )
             }));
         }
-        let mut leaf = view
-            .f_detach()
-            .map_err(|e| BackendFailure::bad_input(format!("tch: {e}")))?;
-        let _ = leaf
-            .f_requires_grad_(true)
-            .map_err(|e| BackendFailure::bad_input(format!("tch: {e}")))?;
+        let mut leaf = view.f_detach().map_err(super::failure)?;
+        let _ = leaf.f_requires_grad_(true).map_err(super::failure)?;
         leaves.push((name.clone(), leaf));
     }
     let mut call_inputs = inputs.shallow_clone();
     for (name, leaf) in &leaves {
         let seen = if spec.is_clone(name) {
-            shim::clone(leaf).map_err(|e| BackendFailure::bad_input(format!("tch: {e}")))?
+            shim::clone(leaf).map_err(super::failure)?
         } else {
             leaf.shallow_clone()
         };
@@ -92,7 +88,7 @@ pub fn backward(
                         .transpose()
                         .map_err(|e: TchError| match e {
                             TchError::Kind(m) => BackendFailure::outside_schema(m),
-                            e => BackendFailure::bad_input(format!("tch: {e}")),
+                            e => super::failure(e),
                         })?;
                 described.insert(name.clone(), d);
             }
@@ -100,7 +96,7 @@ pub fn backward(
         }
         Err(e) => match python_error(&e) {
             Some(err) => ok.backward_error = Some(Box::new(err)),
-            None => return Err(BackendFailure::bad_input(format!("tch: {e}"))),
+            None => return Err(super::failure(e)),
         },
     }
     Ok(())

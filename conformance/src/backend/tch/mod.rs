@@ -287,7 +287,17 @@ pub fn run_tch(case: &Case) -> Result<Outcome, BackendFailure> {
     }
 }
 
-fn failure(e: TchError) -> BackendFailure {
+/// A libtorch error outside the outcome of the call: a failure of the backend, but for
+/// libtorch refusing autograd history to an integer or bool tensor (`Autograd not support
+/// dtype`), which is torch's bug on that call (Python torch fails an internal assert on it, and
+/// the labeller leaves such cases out): unsupported.
+pub(crate) fn failure(e: TchError) -> BackendFailure {
+    let text = trim_backtrace(&e);
+    if text.starts_with("Autograd not support dtype") {
+        return BackendFailure::unsupported(format!(
+            "libtorch refuses autograd history to a tensor it made ({text}); torch fails an internal assert on this call"
+        ));
+    }
     BackendFailure::bad_input(format!("tch: {e}"))
 }
 
