@@ -313,7 +313,8 @@ pub fn check_case_with(case: &Case, seed: u64, run: RunGrad) -> Checked {
 /// - The in-place logical ops (`logical_and_`, `logical_or_`, `logical_xor_`,
 ///   `logical_not_`): torch records no node for them, so the written tensor keeps its history
 ///   and its gradient passes through the write as if it had not happened
-///   (`x.clone().logical_or_(y)` sends `grad` to `x`), while its values are 0 and 1.
+///   (`x.clone().logical_or_(y)` sends `grad` to `x`), while its values are 0 and 1; so does
+///   their `out=` (`torch.logical_and(x, y, out=x)` of a clone `x`).
 /// - A Python number that is not finite: torch's formulas then take `0 · ∞` where the
 ///   function is flat (`pow(-inf, y)` is 0 for every negative `y`, and sends NaN to `y`).
 /// - `pow` (`__rpow__`, `float_power`) of the Python number 0 (or `False`) and a complex
@@ -323,6 +324,10 @@ pub fn check_case_with(case: &Case, seed: u64, run: RunGrad) -> Checked {
 /// - `ldexp` with an integer `other`: torch's formula is `grad * 2 ** other` computed in
 ///   `other`'s integer dtype, so a negative exponent sends 0 and a large one wraps
 ///   (`x.ldexp(int8 7)` sends `-128 * grad`); the engine computes it as torch does.
+/// - `var`/`std` with `dim` an empty list or tuple: the forward reduces every element, but
+///   torch's `var_backward` counts the elements of no dim (`_safe_size` of `[]` is 1), so the
+///   gradient is `numel` times too large (`torch.var(x, [], False, False)` of a 3×2 `x` sends
+///   6 times `var(x, None, False, False)`'s, and `std` with a correction of 1 sends `±inf`).
 ///
 /// ```
 /// use bcast_conformance::case::Case;
@@ -346,6 +351,12 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
     .any(|op| name.strip_prefix("Tensor.") == Some(op))
     {
         return Some("in-place logical ops keep the written tensor's history");
+    }
+    let logical = ["logical_and", "logical_or", "logical_xor", "logical_not"];
+    if case.call.kwargs.contains_key("out")
+        && logical.iter().any(|op| name.rsplit('.').next() == Some(op))
+    {
+        return Some("a logical op's out= keeps the written tensor's history");
     }
     let args = || case.call.args.iter().chain(case.call.kwargs.values());
     let infinite = args().any(|a| match a {
@@ -374,6 +385,17 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
             .any(|a| matches!(a, Arg::Tensor(t) if dtype_of(t).is_some_and(DType::is_complex)));
         if zero_number && complex {
             return Some("the exponent's gradient of 0 ** z is NaN for a complex z");
+        }
+    }
+    let base = name.rsplit('.').next().unwrap_or(name);
+    if base == "var" || base == "std" {
+        let dim = case
+            .call
+            .args
+            .get(1)
+            .or_else(|| case.call.kwargs.get("dim"));
+        if matches!(dim, Some(Arg::Ints(d) | Arg::List(d) | Arg::Tuple(d)) if d.is_empty()) {
+            return Some("var/std over dim=[]: torch's backward divides by no dim's count");
         }
     }
     if name.ends_with("ldexp") || name.ends_with("ldexp_") {
