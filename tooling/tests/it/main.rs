@@ -3,3 +3,4 @@
 
 mod dev;
 mod docs;
+mod readme_counts;
