@@ -6,7 +6,10 @@ use super::math::{
     add, cmp, conj, conj_scalar, div, fill_zero, handle_r_to_c, maybe_multiply, mul, neg,
     scalar_zero, select, sgn, sub, zeros, zeros_like,
 };
-use super::{below, check_inplace, out_error, record, record_inplace, requires_grad, saved};
+use super::{
+    below, check_inplace, is_leaf_requiring_grad, out_error, record, record_inplace, requires_grad,
+    saved,
+};
 use super::{Grads, Node};
 use crate::ops::{
     self, binary, compare, masked_fill, unary, BinaryOp, CompareOp, Operand, UnaryOp,
@@ -249,6 +252,11 @@ pub(crate) fn unary_op(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<
     if let Some(o) = out {
         if !matches!(op, UnaryOp::LogicalNot | UnaryOp::BitwiseNot) && (any || requires_grad(o)) {
             return Err(out_error(op.name()));
+        }
+        // `bitwise_not` has no derivative: torch refuses only an `out` that is a leaf
+        // requiring grad, before the kernel's dtype check (`logical_not` takes even that).
+        if op == UnaryOp::BitwiseNot && is_leaf_requiring_grad(o) {
+            return Err(out_error("aten::bitwise_not"));
         }
         return below(|| unary(op, x, out));
     }

@@ -421,10 +421,14 @@ pub(crate) fn saved(t: &Tensor) -> Saved {
     }
 }
 
+/// Whether `t` is a leaf that requires grad (a tensor the graph knows with no `grad_fn`).
+pub(crate) fn is_leaf_requiring_grad(t: &Tensor) -> bool {
+    with_tape(|g| g.var_of(t).is_some_and(|v| g.vars[v].grad_fn.is_none())) == Some(true)
+}
+
 /// torch's `check_inplace`: an in-place op on a leaf that requires grad.
 pub(crate) fn check_inplace(t: &Tensor) -> Result<()> {
-    let leaf = with_tape(|g| g.var_of(t).is_some_and(|v| g.vars[v].grad_fn.is_none()));
-    if leaf == Some(true) {
+    if is_leaf_requiring_grad(t) {
         return Err(Error::runtime(
             "a leaf Variable that requires grad is being used in an in-place operation.",
         ));

@@ -44,7 +44,8 @@ pub use sum_to::sum_to;
 pub use ternary::with_aten_name;
 
 pub(crate) use graph::{
-    check_inplace, out_error, record, record_inplace, requires_grad, saved, Grads, Node,
+    check_inplace, is_leaf_requiring_grad, out_error, record, record_inplace, requires_grad, saved,
+    Grads, Node,
 };
 
 use std::cell::{Cell, RefCell};

@@ -227,3 +227,39 @@ fn matmul_drops_the_unit_batch_of_an_operand_that_requires_grad() {
         vec![490.0, 590.0, 690.0, 490.0, 590.0, 690.0]
     );
 }
+
+/// `bitwise_not` has no derivative: into an `out=` that is a leaf requiring grad torch refuses
+/// the call as autograd's (before the kernel's dtype check); into another `out=` the kernel's
+/// dtype error comes, whatever requires grad (found by `bcast diff --seed 1201001`).
+#[test]
+fn bitwise_not_into_a_leaf_out_is_refused_by_autograd_first() {
+    use bcast_engine::ops::{unary, UnaryOp};
+    // x = torch.tensor([1.5, 2.], requires_grad=True); torch.bitwise_not(x, out=x)
+    let mut g = Graph::new();
+    let x = g.leaf(&f32s(&[1.5, 2.0], &[2])).unwrap();
+    let err = g
+        .run(|| unary(UnaryOp::BitwiseNot, &x, Some(&x)))
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "aten::bitwise_not(): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
+    );
+    // torch.bitwise_not(x, out=torch.empty(2)): NotImplementedError, the kernel's.
+    let out = f32s(&[0.0, 0.0], &[2]);
+    let err = g
+        .run(|| unary(UnaryOp::BitwiseNot, &x, Some(&out)))
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "\"bitwise_not_cpu\" not implemented for 'Float'"
+    );
+    // y = x.clone(); torch.bitwise_not(torch.tensor([1., 0.]), out=y): the kernel's too.
+    let y = g.run(|| x.clone_tensor()).unwrap();
+    let err = g
+        .run(|| unary(UnaryOp::BitwiseNot, &f32s(&[1.0, 0.0], &[2]), Some(&y)))
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "\"bitwise_not_cpu\" not implemented for 'Float'"
+    );
+}

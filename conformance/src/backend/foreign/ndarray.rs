@@ -217,6 +217,13 @@ macro_rules! numeric {
                 Ok(())
             }
             fn sum_axis(a: &ArrayD<$t>, axis: usize) -> Result<ArrayD<$t>, String> {
+                // ndarray's `sum_axis` panics on an axis it does not have (any of a 0-d array).
+                if axis >= a.ndim() {
+                    return Err(format!(
+                        "ndarray cannot sum a {}-d array over axis {axis}",
+                        a.ndim()
+                    ));
+                }
                 Ok(a.sum_axis(Axis(axis)))
             }
             fn sum_all(a: &ArrayViewD<$t>) -> Result<$t, String> {
