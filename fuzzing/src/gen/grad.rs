@@ -319,7 +319,7 @@ fn cancelling(t: Tolerance, fn_: &str) -> Tolerance {
 
 /// The tensors the call reads, by name, in order, once each: positional and keyword tensor
 /// arguments and lists of tensors, never `out`.
-fn input_names(case: &Case) -> Vec<String> {
+pub(crate) fn input_names(case: &Case) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let kwargs = case
         .call

@@ -19,6 +19,7 @@ mod complex32;
 mod einsum;
 mod elementwise;
 mod grad;
+pub(crate) use grad::input_names;
 mod inplace;
 mod layouts;
 mod matmul;

@@ -41,7 +41,7 @@
 
 use super::gradcheck::RunGrad;
 use super::materialize::{broadcast_elements, give_own_storage};
-use crate::gen::{consistent_alpha, consistent_remainders, find_family, with_grad};
+use crate::gen::{consistent_alpha, consistent_remainders, find_family, input_names, with_grad};
 use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{
@@ -193,7 +193,7 @@ pub fn check_case_with(case: &Case, integers: bool, run: RunGrad) -> Checked {
         return Checked::default();
     };
     // The inputs to expand: the call's tensors whose shape is not the result's.
-    let inputs = tensor_inputs(&case);
+    let inputs = input_names(&case);
     let stretched_names: Vec<&String> = inputs
         .iter()
         .filter(|n| case.tensors.get(*n).is_some_and(|t| t.shape != shape))
@@ -333,30 +333,6 @@ fn result_tensors(result: &ResultValue) -> Vec<TensorResult> {
 
 fn usize_shape(shape: &[i64]) -> Option<Vec<usize>> {
     shape.iter().map(|&d| usize::try_from(d).ok()).collect()
-}
-
-/// The tensors the call reads, once each, in order (never `out`).
-fn tensor_inputs(case: &Case) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    let kwargs = case
-        .call
-        .kwargs
-        .iter()
-        .filter(|(k, _)| k.as_str() != "out")
-        .map(|(_, a)| a);
-    for arg in case.call.args.iter().chain(kwargs) {
-        let found: Vec<&String> = match arg {
-            Arg::Tensor(t) => vec![t],
-            Arg::Tensors(ts) => ts.iter().collect(),
-            _ => vec![],
-        };
-        for n in found {
-            if !names.contains(n) {
-                names.push(n.clone());
-            }
-        }
-    }
-    names
 }
 
 /// Whether `name` is `masked_fill`'s value (its third argument, or `value=`).
