@@ -5,7 +5,7 @@
 //! varargs, as one list, or in the sublist format. A few cases replay the documents' examples.
 
 use super::tolerance::sum_tolerance;
-use super::{portable_product_values, CaseBuilder, GenResult};
+use super::{portable_product_values, CaseBuilder, GenResult, GRAD_DTYPES};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case};
 use bcast_engine::DType;
@@ -196,16 +196,6 @@ const EINSUM_DTYPES: [DType; 5] = [
     DType::Bool,
 ];
 
-/// The six floating and complex dtypes, for the `grad` family's einsum cases.
-const FLOATING_DTYPES: [DType; 6] = [
-    DType::Float16,
-    DType::BFloat16,
-    DType::Float32,
-    DType::Float64,
-    DType::Complex64,
-    DType::Complex128,
-];
-
 /// One case of the `einsum` family.
 pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
     einsum_case_of(u, &EINSUM_DTYPES)
@@ -222,7 +212,7 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
 /// assert_eq!(case.call.fn_, "torch.einsum");
 /// ```
 pub fn floating_einsum_case(u: &mut Unstructured) -> GenResult<Case> {
-    let mut case = einsum_case_of(u, &FLOATING_DTYPES)?;
+    let mut case = einsum_case_of(u, &GRAD_DTYPES)?;
     portable_product_values(&mut case);
     Ok(case)
 }

@@ -3,6 +3,7 @@
 //! layouts (which decide whether torch folds the batch into `mm`), zero-size dims, mismatched
 //! inner or batch sizes and mismatched dtypes. A few cases replay the documents' examples.
 
+use super::operands::grad_dtype;
 use super::tolerance::sum_tolerance;
 use super::{CaseBuilder, GenResult, ViewKind, ViewSpec};
 use arbitrary::Unstructured;
@@ -55,19 +56,6 @@ fn batch_shapes(
     Ok((b1, b2))
 }
 
-/// A dtype for a product whose gradients are asked for: one of the six floating and complex
-/// dtypes (`matmul` of half-precision and complex operands on the CPU included).
-fn floating_dtype(u: &mut Unstructured) -> GenResult<DType> {
-    Ok(*u.choose(&[
-        DType::Float16,
-        DType::BFloat16,
-        DType::Float32,
-        DType::Float64,
-        DType::Complex64,
-        DType::Complex128,
-    ])?)
-}
-
 /// One case of the `matmul` family.
 pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
     product_case(u, product_dtype)
@@ -84,7 +72,7 @@ pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
 /// assert!(case.storages.values().all(|s| s.dtype.starts_with("float") || s.dtype.starts_with("complex") || s.dtype == "bfloat16"));
 /// ```
 pub fn floating_matmul_case(u: &mut Unstructured) -> GenResult<Case> {
-    let mut case = product_case(u, floating_dtype)?;
+    let mut case = product_case(u, grad_dtype)?;
     portable_product_values(&mut case);
     Ok(case)
 }

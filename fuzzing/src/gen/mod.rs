@@ -47,7 +47,7 @@ pub use layouts::{ordered_view, random_view, ViewKind, ViewSpec};
 pub use matmul::{floating_matmul_case, portable_product_values};
 pub use operands::{
     approximate, consistent_alpha, consistent_divisor, consistent_remainder, consistent_remainders,
-    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES, GEN_DTYPES,
+    draw_dtypes, drawn_dtypes, python_number, random_dtype, AGREED_DTYPES, GEN_DTYPES, GRAD_DTYPES,
 };
 pub use reduce::floating_reduce_case;
 pub use registry::{families, find_family, forward_families, Enumeration, Family, GRAD_FAMILY};

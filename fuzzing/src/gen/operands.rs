@@ -26,6 +26,22 @@ pub const GEN_DTYPES: [DType; 12] = [
     DType::Complex128,
 ];
 
+/// The six floating and complex dtypes of [`GEN_DTYPES`], the ones a leaf may require grad in:
+/// what the `grad` family's products, einsum and reductions draw.
+pub const GRAD_DTYPES: [DType; 6] = [
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+    DType::Complex64,
+    DType::Complex128,
+];
+
+/// One of [`GRAD_DTYPES`].
+pub fn grad_dtype(u: &mut Unstructured) -> GenResult<DType> {
+    Ok(*u.choose(&GRAD_DTYPES)?)
+}
+
 /// The four dtypes of schema 1, the ones the differential drew until the engine agreed with
 /// torch on all twelve (`bcast diff --dtypes agreed` still narrows a run to them).
 pub const AGREED_DTYPES: [DType; 4] = [DType::Bool, DType::Int64, DType::Float32, DType::Float64];

@@ -4,6 +4,7 @@
 //! `correction`) and deliberately bad dims (out of range, repeated). A few cases replay the
 //! `keepdim` examples of the seed documents, one call per case.
 
+use super::operands::grad_dtype;
 use super::tolerance::{float_tolerance, sum_tolerance};
 use super::{random_shape, CaseBuilder, GenResult, ShapeLimits, ViewKind, ViewSpec};
 use arbitrary::Unstructured;
@@ -57,18 +58,6 @@ fn pick_dim_arg(u: &mut Unstructured, ndim: usize) -> GenResult<Option<Arg>> {
     }))
 }
 
-/// One of the six floating and complex dtypes, for the `grad` family's reductions.
-fn floating_dtype(u: &mut Unstructured, _floating: bool) -> GenResult<DType> {
-    Ok(*u.choose(&[
-        DType::Float16,
-        DType::BFloat16,
-        DType::Float32,
-        DType::Float64,
-        DType::Complex64,
-        DType::Complex128,
-    ])?)
-}
-
 /// One case of the `reduce` family.
 pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
     reduce_case_of(u, pick_dtype)
@@ -85,7 +74,7 @@ pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
 /// assert!(case.storages.values().all(|s| s.dtype.contains("float") || s.dtype.starts_with("complex")));
 /// ```
 pub fn floating_reduce_case(u: &mut Unstructured) -> GenResult<Case> {
-    reduce_case_of(u, floating_dtype)
+    reduce_case_of(u, |u, _| grad_dtype(u))
 }
 
 /// A reduction case whose input's dtype `dtype` draws (told whether the op takes only
