@@ -5,6 +5,7 @@
 use crate::ops::{lookup, Form};
 use crate::{Arg, Case, DType, Level, Outcome};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -469,6 +470,11 @@ pub trait Backend {
     fn name(&self) -> String;
     /// What it claims.
     fn capabilities(&self) -> Capabilities;
+    /// [`Backend::capabilities`], borrowed where the backend keeps them: the runner asks
+    /// before every case, and a catalogue's op names are hundreds of strings to copy.
+    fn claims(&self) -> Cow<'_, Capabilities> {
+        Cow::Owned(self.capabilities())
+    }
     /// Runs one case (its `expect` is ignored) and reports what happened.
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure>;
     /// Why a case that uses `dtype`, which [`Backend::capabilities`] does not claim, is

@@ -200,17 +200,25 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Runs one case and judges it at the levels both claimed by the backend and `wanted`, and
 /// always at [`Level::ALWAYS`].
 pub fn run_case(backend: &mut dyn Backend, case: &Case, wanted: &BTreeSet<Level>) -> CaseReport {
-    let caps = backend.capabilities();
-    let skip = skip_reason_with(case, &caps, |d| backend.unclaimed_dtype(d))
-        .or_else(|| backend.declines(case));
-    if let Some(reason) = skip {
-        return CaseReport {
-            id: case.id.clone(),
-            verdict: Verdict::Skip(reason),
-            got: None,
-        };
-    }
-    let levels = checked_levels(&caps.levels, wanted);
+    let judged = {
+        let caps = backend.claims();
+        match skip_reason_with(case, &caps, |d| backend.unclaimed_dtype(d))
+            .or_else(|| backend.declines(case))
+        {
+            Some(reason) => Err(reason),
+            None => Ok(checked_levels(&caps.levels, wanted)),
+        }
+    };
+    let levels = match judged {
+        Ok(levels) => levels,
+        Err(reason) => {
+            return CaseReport {
+                id: case.id.clone(),
+                verdict: Verdict::Skip(reason),
+                got: None,
+            }
+        }
+    };
     match run_guarded(backend, case) {
         Ok(got) => {
             let mismatches = compare_case(case, &got, &levels);

@@ -25,9 +25,14 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// 0 means "not set": every core.
 static THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// The cores the process may use, counted once (as torch counts them at start): counting
+/// reads the cgroup files under `/proc`, which would cost a tiny call more than its kernel.
+static CORES: OnceLock<usize> = OnceLock::new();
 
 /// Sets the number of threads the element-wise loops use (`0` restores the default, every
 /// core), like torch's `set_num_threads`. Results do not depend on it.
@@ -46,7 +51,7 @@ pub fn set_num_threads(n: usize) {
 /// The number of threads the element-wise loops use.
 pub fn num_threads() -> usize {
     match THREADS.load(Ordering::Relaxed) {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         n => n,
     }
 }

@@ -90,8 +90,9 @@ impl Scalar {
     /// c10's checked conversion of a Python number to the C++ type of `dtype` (`Scalar::to<T>()`,
     /// which torch runs where it turns a number into one value of a tensor's dtype: `pow`'s
     /// exponent, `torch.where`'s number operand). An integer fits an integral type within its
-    /// range, except that an unsigned one (`uint8`, `bool`) also takes the negatives down to
-    /// `-max`, which wrap (`-255` is `1` in `uint8`); any integer fits `float32` and wider, and
+    /// range, except that `uint8` also takes the negatives down to `-max`, which wrap (`-255`
+    /// is `1` in `uint8`); anything fits `bool` (`checked_convert` skips the check for it: `1e30`,
+    /// NaN and `1+2j` are all `True`); any integer fits `float32` and wider, and
     /// `float16` within its finite range (`±65504`). A float fits a floating type when it is
     /// infinite, NaN or within the finite range (`1e39` does not fit `float32`, though it
     /// would round to `inf`); a complex number when both parts do, and a real type only
@@ -108,8 +109,12 @@ impl Scalar {
     /// assert_eq!(e.message(), "value cannot be converted to type int8_t without overflow");
     /// assert!(Scalar::Float(1e39).check_fits(DType::Float32).is_err());
     /// assert!(Scalar::Float(f64::INFINITY).check_fits(DType::Float32).is_ok());
+    /// assert!(Scalar::Float(1e30).check_fits(DType::Bool).is_ok());
     /// ```
     pub fn check_fits(self, dtype: DType) -> Result<()> {
+        if dtype == DType::Bool {
+            return Ok(());
+        }
         let (lowest, max) = limits(dtype.to_real());
         let integral = !dtype.is_floating() && !dtype.is_complex();
         // `overflows<To, double>`: an infinity fits a type that has one, a NaN one that has it.

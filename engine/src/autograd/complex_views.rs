@@ -68,11 +68,11 @@ pub(crate) fn handle_r_to_c(input: DType, grad: Tensor) -> Result<Tensor> {
     }
 }
 
-/// The real and imaginary parts of a complex tensor as float tensors of its shape (values
-/// only: for masks).
+/// The real and imaginary parts of a complex tensor as float tensors laid out as it is
+/// (`at::real` and `at::imag` are views: a mask made from them takes `t`'s memory order), for
+/// masks.
 pub(crate) fn parts(t: &Tensor) -> Result<(Tensor, Tensor)> {
-    let dense = t.contiguous_copy()?;
-    let (re, im): (Buffer, Buffer) = match &*dense.storage().read() {
+    let (re, im): (Buffer, Buffer) = match &*t.storage().read() {
         Buffer::Complex32(v) => (
             Buffer::Float16(v.iter().map(|z| z.re).collect()),
             Buffer::Float16(v.iter().map(|z| z.im).collect()),
@@ -87,9 +87,8 @@ pub(crate) fn parts(t: &Tensor) -> Result<(Tensor, Tensor)> {
         ),
         _ => return Err(Error::internal("parts of a real tensor")),
     };
-    let layout = || Layout::contiguous(t.shape());
     Ok((
-        Tensor::from_storage(&Storage::new(re), layout())?,
-        Tensor::from_storage(&Storage::new(im), layout())?,
+        Tensor::from_storage(&Storage::new(re), t.layout().clone())?,
+        Tensor::from_storage(&Storage::new(im), t.layout().clone())?,
     ))
 }

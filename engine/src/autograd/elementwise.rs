@@ -522,7 +522,17 @@ fn binary_grads(
         }
         BinaryOp::Atan2 => {
             let (a, b) = (tensor(a)?, tensor(b)?);
-            let recip = || unary(UnaryOp::Reciprocal, &add(mul(a, a)?, mul(b, b)?)?, None);
+            // atan2_backward: `1 / (self² + other²)`, 0 where the sum is 0 (so `atan2(0, 0)`
+            // has gradients 0 and -0, and a sum that underflows gives 0, not NaN).
+            let recip = || {
+                let sum = add(mul(a, a)?, mul(b, b)?)?;
+                let recip = unary(UnaryOp::Reciprocal, &sum, None)?;
+                ops::masked_fill_(
+                    &recip,
+                    &cmp(CompareOp::Eq, &sum, Scalar::Int(0))?,
+                    Scalar::Int(0),
+                )
+            };
             ga = when(na, &|| mul(mul(g, b)?, recip()?))?;
             gb = when(nb, &|| mul(mul(g, neg(a)?)?, recip()?))?;
         }
@@ -808,10 +818,11 @@ pub(crate) fn binary_op(
         }
         let result = below(|| binary(op, a.clone(), b.clone(), out))?;
         if any {
-            // heaviside has no derivative: its `out=` gets torch's `NotImplemented` node.
+            // heaviside has no derivative: its `out=` gets torch's `NotImplemented` node, on
+            // the result, not `o` (a resized `out` has the result's shape now).
             record_inplace(
                 not_implemented_node("heaviside", vec![input(&a), input(&b)]),
-                o,
+                &result,
             );
         }
         return Ok(result);

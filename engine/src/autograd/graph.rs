@@ -345,6 +345,11 @@ fn check_version(s: &Saved, vars: &[Var], versions: &[(usize, u64)], names: &[&s
     }
     let var = vars.iter().rev().find(|v| v.tensor.is_same(&s.tensor));
     let which = match var.and_then(|v| v.grad_fn) {
+        // A case's view written in place hangs `CopySlices` on its storage; the view's own
+        // `grad_fn` is regenerated from how it was made, `as_strided` of the storage.
+        Some((node, output)) if names.get(node) == Some(&"CopySlices") => {
+            format!(", which is output {output} of AsStrided,")
+        }
         Some((node, output)) => format!(
             ", which is output {output} of {},",
             short_name(names.get(node).copied().unwrap_or(""))

@@ -6,15 +6,28 @@ use super::math::{cmp, conj, handle_r_to_c, mul, neg, scalar_zero, select, sub};
 use super::{below, check_inplace, out_error, record, record_inplace, requires_grad, saved};
 use super::{Grads, Node};
 use crate::ops::{self, binary_, AddcOp, BinaryOp, CompareOp, Operand};
-use crate::{Result, Scalar, Tensor};
+use crate::{DType, Result, Scalar, Tensor};
 
 /// `empty_like(t).fill_(s)`: `fill_` converts `s` to `t`'s dtype with its overflow check
 /// (`value cannot be converted to type c10::BFloat16 without overflow` for `1e300`).
 fn filled_like(s: Scalar, t: &Tensor) -> Result<Tensor> {
-    s.check_fits(t.dtype())?;
+    check_fill(s, t)?;
     let e = t.empty_like(t.dtype())?;
     ops::copy_(&e, s)?;
     Ok(e)
+}
+
+/// The overflow check of torch's `fill_(s)` on `t`: [`Scalar::check_fits`] of `t`'s dtype,
+/// except where `fill_` converts otherwise. A one-element `float16` or `bfloat16` tensor
+/// takes the number through `double` (its one-element path: `1e30` fills `inf`, and only a
+/// complex number with an imaginary part fails, naming `double`); a `complex32` tensor of
+/// any other size takes it through `complex<float>` (`1e30` fills `inf`, `1e300` fails).
+fn check_fill(s: Scalar, t: &Tensor) -> Result<()> {
+    match t.dtype() {
+        DType::Float16 | DType::BFloat16 if t.numel() == 1 => s.check_fits(DType::Float64),
+        DType::Complex32 if t.numel() != 1 => s.check_fits(DType::Complex64),
+        dtype => s.check_fits(dtype),
+    }
 }
 
 /// `s - t` as torch's C++ operator writes a number minus a tensor:

@@ -25,7 +25,9 @@ use crate::ops::{self, Family};
 use bcast_case::reflect::Body;
 use bcast_case::{Arg, Call};
 use bcast_engine::{Buffer, Error, ErrorKind, Layout, Storage, Tensor};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// The storages and named views of one case, built in the engine.
 #[derive(Debug, Clone, Default)]
@@ -270,15 +272,22 @@ impl Backend for ReferenceBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        let everything = Capabilities::everything();
-        Capabilities {
-            ops: Some(ops::all_fn_names().into_iter().collect()),
-            dtypes: engine_dtypes()
-                .iter()
-                .map(|d| d.name().to_string())
-                .collect(),
-            ..everything
-        }
+        self.claims().into_owned()
+    }
+
+    /// Built once per process.
+    fn claims(&self) -> Cow<'_, Capabilities> {
+        static CLAIMS: OnceLock<Capabilities> = OnceLock::new();
+        Cow::Borrowed(CLAIMS.get_or_init(|| {
+            Capabilities {
+                ops: Some(ops::all_fn_names().into_iter().collect()),
+                dtypes: engine_dtypes()
+                    .iter()
+                    .map(|d| d.name().to_string())
+                    .collect(),
+                ..Capabilities::everything()
+            }
+        }))
     }
 
     fn unclaimed_dtype(&self, dtype: bcast_case::DType) -> String {

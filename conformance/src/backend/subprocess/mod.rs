@@ -13,6 +13,7 @@ use super::{hello_difference, Backend, BackendFailure, Capabilities, FailureKind
 use crate::case::{Case, Outcome};
 use crate::quote::clip_text;
 use protocol::{answer_budget, parse_answer, parse_hello, request_line, Answer};
+use std::borrow::Cow;
 use std::time::Duration;
 
 /// How to run an adapter.
@@ -252,9 +253,13 @@ impl Backend for SubprocessBackend {
     /// The capabilities of the handshake; until one succeeds, everything (so that cases fail
     /// rather than pass by being skipped).
     fn capabilities(&self) -> Capabilities {
+        self.claims().into_owned()
+    }
+
+    fn claims(&self) -> Cow<'_, Capabilities> {
         match &self.hello {
-            Some(hello) => hello.capabilities.clone(),
-            None => Capabilities::everything(),
+            Some(hello) => Cow::Borrowed(&hello.capabilities),
+            None => Cow::Owned(Capabilities::everything()),
         }
     }
 

@@ -63,6 +63,7 @@ use super::{Backend, BackendFailure, Capabilities, FailureKind};
 use crate::case::{Arg, Call, Case, ErrorOutcome, Num, OkOutcome, Outcome};
 use crate::ops::{Family, Op};
 use bcast_case::reflect::Body;
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use tch::{TchError, Tensor};
@@ -437,6 +438,10 @@ impl Backend for TchBackend {
 
     fn capabilities(&self) -> Capabilities {
         self.capabilities.clone()
+    }
+
+    fn claims(&self) -> Cow<'_, Capabilities> {
+        Cow::Borrowed(&self.capabilities)
     }
 
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
