@@ -136,26 +136,40 @@ pub(crate) fn batched_product(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 
 fn product_typed<T: ProductElement>(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     let (batch, n, k, p) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
+    if batch * n * p == 0 {
+        // Nothing to sum into (and `b`'s rows, batch by k, may be many though empty).
+        return Tensor::from_vec(Vec::<T>::new(), &[batch, n, p]);
+    }
     let (a_s, b_s) = (a.strides(), b.strides());
-    // Where each row of `a` and each column of `b` starts.
+    // Where each row of `a` and each row of `b` starts.
     let rows = strided_positions(&[batch, n], &[a_s[0], a_s[1]], a.offset());
-    let cols = strided_positions(&[batch, p], &[b_s[0], b_s[2]], b.offset());
+    let b_rows = strided_positions(&[batch, k], &[b_s[0], b_s[1]], b.offset());
     let a_buf = a.storage().read();
     let b_buf = b.storage().read();
     let a_data = typed_slice::<T>(&a_buf)?;
     let b_data = typed_slice::<T>(&b_buf)?;
     let mut out = Vec::with_capacity(batch * n * p);
+    // A row of sums at a time, `b` read along its rows: each sum still adds its products in
+    // `k` order, so the bits are those of one sum after another.
+    let mut sums = vec![T::ZERO; p];
     for bi in 0..batch {
         for i in 0..n {
             let row = rows[bi * n + i];
-            for j in 0..p {
-                let col = cols[bi * p + j];
-                let mut acc = T::ZERO;
-                for kk in 0..k {
-                    acc = T::mul_add(acc, a_data[row + kk * a_s[2]], b_data[col + kk * b_s[1]]);
+            sums.fill(T::ZERO);
+            for kk in 0..k {
+                let x = a_data[row + kk * a_s[2]];
+                let start = b_rows[bi * k + kk];
+                if b_s[2] == 1 {
+                    for (sum, &y) in sums.iter_mut().zip(&b_data[start..start + p]) {
+                        *sum = T::mul_add(*sum, x, y);
+                    }
+                } else {
+                    for (j, sum) in sums.iter_mut().enumerate() {
+                        *sum = T::mul_add(*sum, x, b_data[start + j * b_s[2]]);
+                    }
                 }
-                out.push(T::finish(acc));
             }
+            out.extend(sums.iter().map(|&sum| T::finish(sum)));
         }
     }
     Tensor::from_vec(out, &[batch, n, p])
