@@ -204,6 +204,16 @@ mod tests {
         assert_eq!(out[0].to_f32(), 2050.0);
     }
 
+    /// An empty result lists no rows of `b`, however long its empty dims: (1, 0, 2^40) by
+    /// (1, 2^40, 0) is done at once.
+    #[test]
+    fn an_empty_product_reads_nothing() {
+        let k = 1usize << 40;
+        let a = Tensor::from_vec(Vec::<f32>::new(), &[1, 0, k]).unwrap();
+        let b = Tensor::from_vec(Vec::<f32>::new(), &[1, k, 0]).unwrap();
+        assert_eq!(batched_product(&a, &b).unwrap().shape(), &[1, 0, 0]);
+    }
+
     /// Integers wrap in their own dtype: 100 * 2 + 127 = 327 is 71 in int8.
     #[test]
     fn int8_products_wrap() {
