@@ -212,7 +212,7 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
 /// assert_eq!(case.call.fn_, "torch.einsum");
 /// ```
 pub fn floating_einsum_case(u: &mut Unstructured) -> GenResult<Case> {
-    let mut case = einsum_case_of(u, &GRAD_DTYPES)?;
+    let mut case = einsum_case_of(u, GRAD_DTYPES)?;
     portable_product_values(&mut case);
     Ok(case)
 }

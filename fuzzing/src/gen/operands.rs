@@ -27,19 +27,12 @@ pub const GEN_DTYPES: [DType; 12] = [
 ];
 
 /// The six floating and complex dtypes of [`GEN_DTYPES`], the ones a leaf may require grad in:
-/// what the `grad` family's products, einsum and reductions draw.
-pub const GRAD_DTYPES: [DType; 6] = [
-    DType::Float16,
-    DType::BFloat16,
-    DType::Float32,
-    DType::Float64,
-    DType::Complex64,
-    DType::Complex128,
-];
+/// what the `grad` family's products, einsum and reductions draw (the last six, in order).
+pub const GRAD_DTYPES: &[DType] = GEN_DTYPES.split_at(6).1;
 
 /// One of [`GRAD_DTYPES`].
 pub fn grad_dtype(u: &mut Unstructured) -> GenResult<DType> {
-    Ok(*u.choose(&GRAD_DTYPES)?)
+    Ok(*u.choose(GRAD_DTYPES)?)
 }
 
 /// The four dtypes of schema 1, the ones the differential drew until the engine agreed with
