@@ -2,6 +2,8 @@
 # Runs cargo-fuzz targets for a given time each; fails on the first finding.
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS] [-- extra libFuzzer args]
+#   scripts/fuzz.sh build               # builds what "all" runs, runs nothing (.ci/run starts
+#                                       # it early, beside the other steps)
 #
 # Uses the nightly toolchain with AddressSanitizer when it is installed, and falls back to the
 # stable toolchain without a sanitizer (-s none). Seeds come from fuzz/seeds/TARGET (committed),
@@ -39,6 +41,12 @@ if [ -n "${BCAST_FUZZ_FEATURES:-}" ]; then
   case ",$BCAST_FUZZ_FEATURES," in *,torch,*) torch=true ;; esac
 fi
 
+build_only=false
+if [ "$target" = build ]; then
+  build_only=true
+  target=all
+fi
+
 if [ "$target" = all ]; then
   targets=$(cargo "${toolchain[@]}" fuzz list)
 else
@@ -57,6 +65,11 @@ for t in $targets; do
     # Its own target directory, so the two sanitizer settings do not rebuild each other.
     san=(-s none --target-dir target/torch)
     feats=("${features[@]}")
+  fi
+  if $build_only; then
+    echo "== $t: build (${toolchain[*]:-stable} ${san[*]})"
+    cargo "${toolchain[@]}" fuzz build "${san[@]}" "${feats[@]}" -O --codegen-units 16 "$t"
+    continue
   fi
   mkdir -p "corpus/$t"
   seeds=()

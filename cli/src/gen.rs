@@ -17,6 +17,10 @@ pub struct GenArgs {
     /// How many cases.
     #[arg(long, default_value_t = 100)]
     pub count: u64,
+    /// The index of the first case (`bcast diff` names a finding by its index: `bcast gen
+    /// --family F --seed S --start INDEX --count 1` is that case, unlabelled).
+    #[arg(long, default_value_t = 0)]
+    pub start: u64,
     /// List the families and stop.
     #[arg(long)]
     pub list: bool,
@@ -34,7 +38,11 @@ pub fn gen(args: GenArgs) -> Result<ExitCode, String> {
     let family = find_family(&name).ok_or_else(|| format!("no family {name:?} (see --list)"))?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for index in 0..args.count {
+    let end = args
+        .start
+        .checked_add(args.count)
+        .ok_or("--start plus --count exceeds the last index")?;
+    for index in args.start..end {
         let case = generate(family, args.seed, index);
         let line = serde_json::to_string(&case).map_err(|e| e.to_string())?;
         writeln!(out, "{line}").map_err(|e| e.to_string())?;

@@ -606,3 +606,31 @@ fn report_fields_are_the_documented_ones() {
         assert!(passed.get(field).is_none(), "a pass has no {field}");
     }
 }
+
+#[test]
+fn bcast_gen_start_gives_the_case_of_that_index() {
+    let all = bcast(&["gen", "--family", "binary", "--seed", "5", "--count", "4"]);
+    assert!(all.status.success(), "{}", stderr(&all));
+    let lines: Vec<String> = stdout(&all).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 4);
+    let third = bcast(&[
+        "gen", "--family", "binary", "--seed", "5", "--start", "2", "--count", "2",
+    ]);
+    assert!(third.status.success(), "{}", stderr(&third));
+    let got: Vec<String> = stdout(&third).lines().map(str::to_owned).collect();
+    assert_eq!(got, lines[2..]);
+    assert_ne!(lines[0], lines[2]);
+    let past = bcast(&[
+        "gen",
+        "--family",
+        "binary",
+        "--start",
+        &u64::MAX.to_string(),
+    ]);
+    assert!(!past.status.success());
+    assert!(
+        stderr(&past).contains("exceeds the last index"),
+        "{}",
+        stderr(&past)
+    );
+}

@@ -156,3 +156,27 @@ fn python_forms_that_reach_aten_run_through_libtorch() {
         );
     }
 }
+
+/// A view libtorch cannot build (a stride beyond int64, as the contiguous strides of a
+/// `[1, 0, 2^62, 2]` tensor are) is a case torch cannot express: unsupported, not a failure.
+#[test]
+fn a_stride_beyond_int64_is_unsupported() {
+    let case: bcast_conformance::case::Case = serde_json::from_value(serde_json::json!({
+        "id": "beyond-int64",
+        "storages": {"s": {"dtype": "float32", "values": [1.0]}},
+        "tensors": {"t": {"storage": "s", "shape": [1, 0, 4611686018427387904u64, 2],
+                          "strides": [9223372036854775808u64, 9223372036854775808u64, 2, 1]}},
+        "call": {"fn": "torch.neg", "args": [{"tensor": "t"}]},
+        "expect": {"error": {"type": "RuntimeError", "message": "m"}}
+    }))
+    .unwrap();
+    let levels: BTreeSet<Level> = Level::ALL.into_iter().collect();
+    let mut backend = TchBackend::new().unwrap_or_else(|e| panic!("{e}"));
+    match run_case(&mut backend, &case, &levels).verdict {
+        Verdict::BackendFailure(f) => {
+            assert!(f.is_unsupported(), "{f}");
+            assert!(f.message.contains("exceeds int64"), "{f}");
+        }
+        other => panic!("not unsupported: {other:?}"),
+    }
+}

@@ -13,10 +13,25 @@ thread_local! {
     static REAL_VIEWS: RefCell<Vec<(Storage, Storage)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `t.conj()`: `t` itself for a real tensor; for a complex one, the same layout over a
-/// conjugated copy of its storage (so TensorIterator sees the strides torch's conjugate
-/// view has).
+/// `t.conj()` as the element-wise ops of torch's formulas take it: `t` itself for a real
+/// tensor; for a complex one, its conjugate as `resolve_conj` makes it, which torch's
+/// conjugate fallback does for every op but views, copies and the BLAS products (`mm`,
+/// `bmm`, `dot`, which take the bit themselves and whose results' layouts do not depend on
+/// it). So a dense `t` keeps its strides, and any other is laid out as `empty_like` lays it
+/// out: `grad * other.conj()` with an `other` of strides `[5, 1, 16]` and shape `[4, 1, 1]`
+/// takes TensorIterator's strides from `[1, 1, 4]`, not from `other`'s.
 pub(crate) fn conj(t: &Tensor) -> Result<Tensor> {
+    let view = conj_view(t)?;
+    if !t.dtype().is_complex() || t.layout().is_non_overlapping_and_dense() {
+        return Ok(view);
+    }
+    let resolved = view.empty_like(view.dtype())?;
+    crate::loops::copy_into(&resolved, &view)?;
+    Ok(resolved)
+}
+
+/// The same layout as `t` over a conjugated copy of its storage (torch's conjugate view).
+fn conj_view(t: &Tensor) -> Result<Tensor> {
     if !t.dtype().is_complex() {
         return Ok(t.clone());
     }

@@ -68,9 +68,10 @@ pub struct Graph {
     nodes: Vec<NodeRec>,
     /// Version counters, by storage identity.
     versions: Vec<(usize, u64)>,
-    /// Tensors that are views of a base that requires no grad (a case's named views): an
-    /// in-place write on one goes through torch's `CopySlices`.
-    views: Vec<Tensor>,
+    /// Tensors that are views of a base that requires no grad (a case's named views), each
+    /// with its base's length when marked: an in-place write on one goes through torch's
+    /// `CopySlices`.
+    views: Vec<(Tensor, usize)>,
     /// The complex storage each real view's values come from (a gradient `at::real` made):
     /// the float storage holding them, then the complex one.
     real_views: Vec<(Storage, Storage)>,
@@ -135,7 +136,8 @@ impl Graph {
     /// views of their storage in torch): an in-place op that makes it require grad then
     /// records torch's `CopySlices`, whose formula sees a contiguous copy of the gradient.
     pub fn mark_view(&mut self, t: &Tensor) {
-        self.views.push(t.clone());
+        let base_len = t.storage().len();
+        self.views.push((t.clone(), base_len));
     }
 
     /// The error the forward raised in torch's autograd after an op ran: `set_history` of an
@@ -462,17 +464,36 @@ pub(crate) fn record_inplace(mut node: Node, target: &Tensor) {
         if node.inputs.iter().flatten().all(|t| g.var_of(t).is_none()) {
             return;
         }
-        let through_slices =
-            g.var_of(target).is_none() && g.views.iter().any(|v| v.is_same(target));
-        if through_slices && node.name == "NotImplemented" {
+        let base_len = g.var_of(target).is_none().then(|| {
+            g.views
+                .iter()
+                .find(|(v, _)| v.is_same(target))
+                .map(|(_, len)| *len)
+        });
+        let Some(Some(base_len)) = base_len else {
+            g.add(node, std::slice::from_ref(target), true);
+            return;
+        };
+        // `CopySlices` takes the gradient of the base (a new tensor of the base's length) as
+        // the view: a view an `out=` resized past its storage's end is out of its bounds.
+        let signed = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
+        let bounds = crate::layout::check_in_bounds(
+            &signed(target.shape()),
+            &signed(target.strides()),
+            target.offset() as i64,
+            target.dtype().itemsize(),
+            base_len,
+        );
+        if node.name == "NotImplemented" {
             // torch's `CopySlices` of an op without a derivative sends no gradient (and
-            // raises nothing).
+            // raises nothing else).
             let n = node.inputs.len();
-            node.formula = Box::new(move |_, _| Ok(vec![None; n]));
+            node.formula = Box::new(move |_, _| bounds.clone().map(|()| vec![None; n]));
             node.name = "CopySlices";
-        } else if through_slices {
+        } else {
             let formula = node.formula;
             node.formula = Box::new(move |mut grads: Grads, needs: &[bool]| {
+                bounds.clone()?;
                 if let Some(Some(grad)) = grads.first_mut().map(Option::take) {
                     grads[0] = Some(below(|| grad.contiguous_copy())?);
                 }

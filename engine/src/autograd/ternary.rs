@@ -250,17 +250,19 @@ fn clamp_tensors_node(
                 lo.clone().map(Operand::Tensor),
                 hi.clone().map(Operand::Tensor),
             );
-            let gx = if needs[0] {
-                Some(bound_grads(&g, &original, lo_op.as_ref(), hi_op.as_ref())?)
-            } else {
-                None
-            };
             let want = if is_clamp {
                 (needs[1], needs[2])
             } else {
                 (needs[1] && lo.is_some(), needs[1] && hi.is_some())
             };
+            // The bounds' gradients first, as torch's `ClampBackward0` computes them (so where
+            // both raise, the error is the bounds' one).
             let (gl, gh) = min_max_grads(&g, &original, lo.as_ref(), hi.as_ref(), want)?;
+            let gx = if needs[0] {
+                Some(bound_grads(&g, &original, lo_op.as_ref(), hi_op.as_ref())?)
+            } else {
+                None
+            };
             Ok(if is_clamp {
                 vec![gx, gl, gh]
             } else {
@@ -407,13 +409,25 @@ pub(crate) fn lerp(
     Ok(result)
 }
 
-/// `x.lerp_(end, weight)` recorded (`end` and a tensor weight are saved).
+/// `x.lerp_(end, weight)` recorded (`end` and a tensor weight saved where a wanted gradient
+/// reads them).
 pub(crate) fn lerp_(x: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     check_inplace(x)?;
     let any = requires_grad(x) || requires_grad(end) || operand_requires(&weight);
     let original = below(|| x.clone_tensor())?;
+    // torch saves an input only when a gradient that reads it is wanted: `end` (with the
+    // original `self`) for the weight's, the weight for `self`'s and `end`'s.
     let saved = match &weight {
-        Operand::Tensor(w) => saved_all(&[end, w]),
+        Operand::Tensor(w) => {
+            let mut s = Vec::new();
+            if requires_grad(w) {
+                s.push(saved(end));
+            }
+            if requires_grad(x) || requires_grad(end) {
+                s.push(saved(w));
+            }
+            s
+        }
         Operand::Number(_) => Vec::new(),
     };
     let result = below(|| ops::lerp_(x, end, weight.clone()))?;

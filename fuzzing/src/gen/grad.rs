@@ -14,7 +14,7 @@ use super::registry::find_family;
 use super::tolerance::grad_tolerance;
 use super::{
     consistent_alpha, consistent_remainders, floating_einsum_case, floating_matmul_case,
-    floating_reduce_case, random_view, CaseBuilder, GenResult,
+    floating_reduce_case, portable_product_values, random_view, CaseBuilder, GenResult,
 };
 use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::run_reference;
@@ -93,6 +93,11 @@ pub fn grad_case(u: &mut Unstructured) -> GenResult<Case> {
         let mut inner = generate(u)?;
         consistent_alpha(&mut inner);
         consistent_remainders(&mut inner);
+        let base = inner.call.fn_.rsplit('.').next().unwrap_or_default();
+        if is_product(&inner.call.fn_) || base == "einsum" {
+            // The `matmul` and `einsum` families' own draws too: their backward is a product.
+            portable_product_values(&mut inner);
+        }
         let inner = respell(u, inner)?;
         let inner = with_ties(u, inner)?;
         if let Some(case) = with_grad_drawn(u, inner, true)? {
@@ -420,6 +425,17 @@ fn upstream_gradients(
                 // bfloat16's largest values overflow or not by the order of the sum.
                 b.map_values(&storage, |v| match v {
                     Num::Float(f) if f.is_finite() && f.abs() >= 1e30 => Num::Float(-2.5),
+                    other => other,
+                });
+            }
+            if matches!(dtype, DType::Complex64 | DType::Complex32) {
+                // torch rounds a complex64 product by the element's place in its loop (fused
+                // in the scalar part, not in the vectorised one: notes/differential.md), so
+                // where an infinite upstream meets a product that cancels to 0 or not, its
+                // gradient is NaN or infinite by position. Such an upstream part is finite.
+                let finite = |x: f64| if x.is_infinite() { x.signum() * 2.5 } else { x };
+                b.map_values(&storage, |v| match v {
+                    Num::Complex(re, im) => Num::Complex(finite(re), finite(im)),
                     other => other,
                 });
             }

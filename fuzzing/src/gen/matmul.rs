@@ -78,10 +78,13 @@ pub fn floating_matmul_case(u: &mut Unstructured) -> GenResult<Case> {
 }
 
 /// Replaces the literal values whose products torch computes one way on one machine and
-/// another way elsewhere by -2.5: the infinite and NaN parts of complex values (torch's
-/// complex products on the CPU go through its BLAS, whose handling of them is its own: a
-/// result that would be `inf - inf j` comes out `nan + nan j`, from the scaling by
-/// `alpha = 1 + 0j`, and others `nan - inf j`), and the `bfloat16` values near its largest
+/// another way elsewhere by -2.5: the infinite and NaN parts of complex values, and the parts
+/// large enough that a sum of products overflows (torch's complex products on the CPU go
+/// through its BLAS, whose handling of infinities is its own: a result that would be
+/// `inf - inf j` comes out `nan + nan j`, from the scaling by `alpha = 1 + 0j`, and others
+/// `nan - inf j`; MKL's `gemv` under a row-major `mm` by one column scales its sum by alpha,
+/// so a real part that overflows makes the imaginary part NaN, where its `gemm` and `dot`
+/// do not), and the `bfloat16` values near its largest
 /// (products that overflow `float32` are infinite or not by how the kernel accumulates: with
 /// fused multiply-adds, or in pairs as the AVX512-BF16 instructions do).
 ///
@@ -89,18 +92,32 @@ pub fn floating_matmul_case(u: &mut Unstructured) -> GenResult<Case> {
 /// use bcast_conformance::case::Num;
 /// use bcast_fuzzing::gen::portable_product_values;
 /// let mut case: bcast_conformance::case::Case = serde_json::from_value(serde_json::json!({
-///     "id": "c", "storages": {"s": {"dtype": "complex64", "values": [["inf", 1.0], [2.0, "nan"]]},
+///     "id": "c", "storages": {"s": {"dtype": "complex64", "values": [["inf", 1.0], [2.0, "nan"], [3e30, -1e16]]},
 ///                             "b": {"dtype": "bfloat16", "values": [3.3895313892515355e38, "inf"]}},
 ///     "call": {"fn": "torch.matmul"}, "expect": {"error": {"type": "RuntimeError", "message": "m"}}
 /// })).unwrap();
 /// portable_product_values(&mut case);
-/// assert_eq!(case.storages["s"].values.clone().unwrap(), [Num::Complex(-2.5, 1.0), Num::Complex(2.0, -2.5)]);
+/// assert_eq!(case.storages["s"].values.clone().unwrap(),
+///            [Num::Complex(-2.5, 1.0), Num::Complex(2.0, -2.5), Num::Complex(-2.5, -1e16)]);
 /// assert_eq!(case.storages["b"].values.clone().unwrap()[0], Num::Float(-2.5));
 /// ```
 pub fn portable_product_values(case: &mut Case) {
-    let finite = |v: f64| if v.is_finite() { v } else { -2.5 };
     for storage in case.storages.values_mut() {
         let dtype = DType::from_name(&storage.dtype);
+        // Far enough below the largest value that no sum of products the generators draw
+        // (two parts times two, over fewer than 10^4 terms) overflows.
+        let largest = if dtype == Some(DType::Complex128) {
+            1e150
+        } else {
+            1e17
+        };
+        let finite = |v: f64| {
+            if v.is_finite() && v.abs() < largest {
+                v
+            } else {
+                -2.5
+            }
+        };
         let Some(values) = storage.values.as_mut() else {
             continue;
         };

@@ -152,3 +152,90 @@ fn no_reduction_hangs_on_its_summation_order() {
         "{moments} var/std, {sums} sum/mean cases"
     );
 }
+
+/// A real `sqrt` carries a tolerance (torch hands it to MKL's VML, whose rounding depends on
+/// the processor), in every family that draws it.
+#[test]
+fn real_sqrt_carries_a_tolerance() {
+    let mut seen = 0;
+    for family in ["unary", "inplace", "grad"] {
+        for case in cases(family, 6000) {
+            let f = case.call.fn_.rsplit('.').next().unwrap_or_default();
+            let on_tensor = matches!(case.call.args.first(), Some(Arg::Tensor(_)))
+                || case.call.fn_.starts_with("Tensor.");
+            if !matches!(f, "sqrt" | "sqrt_") || !on_tensor {
+                continue;
+            }
+            seen += 1;
+            assert!(
+                case.tolerance.is_some(),
+                "{}: {} exact",
+                case.id,
+                case.call.fn_
+            );
+        }
+    }
+    assert!(seen > 20, "only {seen} sqrt cases");
+}
+
+/// No complex64 upstream gradient has an infinite part (torch rounds a complex64 product by
+/// the element's place in its loop, and an infinity meeting a product that cancels gives NaN
+/// or not by it), and no operand of a complex product has a part large enough for a sum of
+/// products to overflow (MKL's `gemv` then scales the infinity by `1 + 0j`).
+#[test]
+fn complex_gradients_and_products_stay_finite() {
+    use bcast_conformance::case::Num;
+    let (mut upstreams, mut products) = (0, 0);
+    for case in cases("grad", 20_000) {
+        let Some(grad) = &case.grad else { continue };
+        let parts = |name: &str| -> Vec<(String, f64)> {
+            let storage = &case.storages[&case.tensors[name].storage];
+            storage_values(storage)
+                .expect("generated storages load")
+                .into_iter()
+                .flat_map(|v| match v {
+                    Num::Complex(re, im) => vec![re, im],
+                    _ => vec![],
+                })
+                .map(|v| (storage.dtype.clone(), v))
+                .collect()
+        };
+        for name in grad.upstream.iter().flatten() {
+            for (dtype, v) in parts(name) {
+                if dtype == "complex64" || dtype == "complex32" {
+                    upstreams += 1;
+                    assert!(!v.is_infinite(), "{}: upstream {name} has {v}", case.id);
+                }
+            }
+        }
+        let f = case.call.fn_.rsplit('.').next().unwrap_or_default();
+        let operands: Vec<&String> = case
+            .call
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Tensor(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        // A product needs two operands (`einsum` of one only sums).
+        if ["matmul", "mm", "bmm", "mv", "dot", "einsum"].contains(&f) && operands.len() >= 2 {
+            for name in operands {
+                for (dtype, v) in parts(name) {
+                    products += 1;
+                    let largest = if dtype == "complex128" { 1e150 } else { 1e17 };
+                    assert!(
+                        v.is_finite() && v.abs() < largest,
+                        "{}: {name} has {v:e}",
+                        case.id
+                    );
+                }
+            }
+        }
+    }
+    // Not vacuous: complex64 upstreams and complex product operands were drawn.
+    assert!(
+        upstreams > 100 && products > 100,
+        "{upstreams} upstream parts, {products} product parts"
+    );
+}

@@ -190,12 +190,14 @@ fn num_to_f64(n: Num) -> f64 {
     }
 }
 
+/// Sizes or strides as torch's `int64`; one beyond it is a view torch cannot express, so the
+/// case is unsupported (not a failure of torch's).
 fn signed(values: &[usize], what: &str) -> Result<Vec<i64>, BackendFailure> {
     values
         .iter()
         .map(|&v| {
             i64::try_from(v)
-                .map_err(|_| BackendFailure::bad_input(format!("{what} {v} exceeds int64")))
+                .map_err(|_| BackendFailure::unsupported(format!("{what} {v} exceeds int64")))
         })
         .collect()
 }
@@ -223,7 +225,7 @@ impl TchInputs {
             let shape = signed(&spec.shape, "size")?;
             let strides = signed(&spec.strides, "stride")?;
             let offset = i64::try_from(spec.offset).map_err(|_| {
-                BackendFailure::bad_input(format!("tensor {name}: offset exceeds int64"))
+                BackendFailure::unsupported(format!("tensor {name}: offset exceeds int64"))
             })?;
             let view = base
                 .f_as_strided(shape.as_slice(), strides.as_slice(), offset)
