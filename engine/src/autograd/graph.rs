@@ -464,22 +464,21 @@ pub(crate) fn record_inplace(mut node: Node, target: &Tensor) {
         if node.inputs.iter().flatten().all(|t| g.var_of(t).is_none()) {
             return;
         }
-        let base_len = g.var_of(target).is_none().then(|| {
-            g.views
-                .iter()
-                .find(|(v, _)| v.is_same(target))
-                .map(|(_, len)| *len)
-        });
-        let Some(Some(base_len)) = base_len else {
+        let base_len = g
+            .views
+            .iter()
+            .find(|(v, _)| v.is_same(target))
+            .map(|(_, len)| *len)
+            .filter(|_| g.var_of(target).is_none());
+        let Some(base_len) = base_len else {
             g.add(node, std::slice::from_ref(target), true);
             return;
         };
         // `CopySlices` takes the gradient of the base (a new tensor of the base's length) as
         // the view: a view an `out=` resized past its storage's end is out of its bounds.
-        let signed = |v: &[usize]| v.iter().map(|&x| x as i64).collect::<Vec<_>>();
         let bounds = crate::layout::check_in_bounds(
-            &signed(target.shape()),
-            &signed(target.strides()),
+            &crate::shape::signed_sizes(target.shape()),
+            &crate::shape::signed_sizes(target.strides()),
             target.offset() as i64,
             target.dtype().itemsize(),
             base_len,
