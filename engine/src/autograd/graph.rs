@@ -485,9 +485,16 @@ pub(crate) fn record_inplace(mut node: Node, target: &Tensor) {
         );
         if node.name == "NotImplemented" {
             // torch's `CopySlices` of an op without a derivative sends no gradient (and
-            // raises nothing else).
+            // raises nothing else). It takes the base's edge in place of the first input's
+            // (the base requires no grad here), so it runs, and views the gradient, only when
+            // another input wants one.
             let n = node.inputs.len();
-            node.formula = Box::new(move |_, _| bounds.clone().map(|()| vec![None; n]));
+            node.formula = Box::new(move |_, needs: &[bool]| {
+                if needs.iter().skip(1).any(|&need| need) {
+                    bounds.clone()?;
+                }
+                Ok(vec![None; n])
+            });
             node.name = "CopySlices";
         } else {
             let formula = node.formula;

@@ -4,7 +4,7 @@
 //! inner or batch sizes and mismatched dtypes. A few cases replay the documents' examples.
 
 use super::operands::grad_dtype;
-use super::tolerance::sum_tolerance;
+use super::tolerance::{grad_tolerance, sum_tolerance};
 use super::{CaseBuilder, GenResult, ViewKind, ViewSpec};
 use arbitrary::Unstructured;
 use bcast_conformance::case::{Arg, Case, Num};
@@ -58,12 +58,14 @@ fn batch_shapes(
 
 /// One case of the `matmul` family.
 pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
-    product_case(u, product_dtype)
+    let mut case = product_case(u, product_dtype)?;
+    // Of its dtypes, only float32's huge values change (the same draws otherwise).
+    portable_product_values(&mut case);
+    Ok(case)
 }
 
 /// A case of the `matmul` family's calls on the six floating and complex dtypes, for the
-/// `grad` family (the `matmul` family itself keeps its draws, so `matmul.json` stays what its
-/// command writes).
+/// `grad` family.
 ///
 /// ```
 /// use bcast_fuzzing::gen::floating_matmul_case;
@@ -84,24 +86,45 @@ pub fn floating_matmul_case(u: &mut Unstructured) -> GenResult<Case> {
 /// `inf - inf j` comes out `nan + nan j`, from the scaling by `alpha = 1 + 0j`, and others
 /// `nan - inf j`; MKL's `gemv` under a row-major `mm` by one column scales its sum by alpha,
 /// so a real part that overflows makes the imaginary part NaN, where its `gemm` and `dot`
-/// do not), and the `bfloat16` values near its largest
+/// do not), the `bfloat16` values near its largest
 /// (products that overflow `float32` are infinite or not by how the kernel accumulates: with
-/// fused multiply-adds, or in pairs as the AVX512-BF16 instructions do).
+/// fused multiply-adds, or in pairs as the AVX512-BF16 instructions do), and the `float32`
+/// values large enough for a product to overflow (MKL's AVX512 `gemv` adds `1e30 * 1e30` into
+/// `-inf` in one fused step, exact and finite, giving `-inf` where its AVX2 kernel, like
+/// IEEE sums of rounded products, gives NaN).
 ///
 /// ```
 /// use bcast_conformance::case::Num;
 /// use bcast_fuzzing::gen::portable_product_values;
 /// let mut case: bcast_conformance::case::Case = serde_json::from_value(serde_json::json!({
 ///     "id": "c", "storages": {"s": {"dtype": "complex64", "values": [["inf", 1.0], [2.0, "nan"], [3e30, -1e16]]},
-///                             "b": {"dtype": "bfloat16", "values": [3.3895313892515355e38, "inf"]}},
+///                             "b": {"dtype": "bfloat16", "values": [3.3895313892515355e38, "inf"]},
+///                             "f": {"dtype": "float32", "values": [1e30, "-inf", 7.0]}},
 ///     "call": {"fn": "torch.matmul"}, "expect": {"error": {"type": "RuntimeError", "message": "m"}}
 /// })).unwrap();
 /// portable_product_values(&mut case);
 /// assert_eq!(case.storages["s"].values.clone().unwrap(),
 ///            [Num::Complex(-2.5, 1.0), Num::Complex(2.0, -2.5), Num::Complex(-2.5, -1e16)]);
 /// assert_eq!(case.storages["b"].values.clone().unwrap()[0], Num::Float(-2.5));
+/// assert_eq!(case.storages["f"].values.clone().unwrap(),
+///            [Num::Float(-2.5), Num::Float(f64::NEG_INFINITY), Num::Float(7.0)]);
+/// ```
+///
+/// A case's tolerance, where it has one, is the sum's over the values left (an edge value
+/// replaced no longer widens it):
+///
+/// ```
+/// use bcast_fuzzing::gen::portable_product_values;
+/// let mut case: bcast_conformance::case::Case = serde_json::from_value(serde_json::json!({
+///     "id": "c", "storages": {"f": {"dtype": "float32", "values": [1e30, 7.0]}},
+///     "call": {"fn": "torch.matmul"}, "tolerance": {"rtol": 1e-5, "atol": 1e24},
+///     "expect": {"error": {"type": "RuntimeError", "message": "m"}}
+/// })).unwrap();
+/// portable_product_values(&mut case);
+/// assert_eq!(case.tolerance.map(|t| (t.rtol, t.atol)), Some((1e-5, 1e-5)));
 /// ```
 pub fn portable_product_values(case: &mut Case) {
+    let mut replaced = false;
     for storage in case.storages.values_mut() {
         let dtype = DType::from_name(&storage.dtype);
         // Far enough below the largest value that no sum of products the generators draw
@@ -111,25 +134,30 @@ pub fn portable_product_values(case: &mut Case) {
         } else {
             1e17
         };
-        let finite = |v: f64| {
-            if v.is_finite() && v.abs() < largest {
-                v
-            } else {
-                -2.5
-            }
-        };
+        let portable = |v: f64| v.is_finite() && v.abs() < largest;
+        let part = |v: f64| if portable(v) { v } else { -2.5 };
         let Some(values) = storage.values.as_mut() else {
             continue;
         };
         for v in values.iter_mut() {
-            *v = match (*v, dtype) {
-                (Num::Complex(re, im), _) => Num::Complex(finite(re), finite(im)),
+            let new = match (*v, dtype) {
+                (Num::Complex(re, im), _) if !(portable(re) && portable(im)) => {
+                    Num::Complex(part(re), part(im))
+                }
                 (Num::Float(f), Some(DType::BFloat16)) if f.is_finite() && f.abs() >= 1e30 => {
                     Num::Float(-2.5)
                 }
-                (other, _) => other,
+                (Num::Float(f), Some(DType::Float32)) if f.is_finite() && f.abs() >= largest => {
+                    Num::Float(-2.5)
+                }
+                _ => continue,
             };
+            *v = new;
+            replaced = true;
         }
+    }
+    if replaced && case.tolerance.is_some() {
+        case.tolerance = grad_tolerance(&CaseBuilder::of(case));
     }
 }
 

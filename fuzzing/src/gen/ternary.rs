@@ -362,17 +362,23 @@ pub fn ternary_case(u: &mut Unstructured) -> GenResult<Case> {
         }
     };
     if op == Op::Lerp {
-        finite_complex_parts(&mut case);
+        moderate_complex_parts(&mut case);
     }
     Ok(case)
 }
 
-/// Complex `lerp` with an infinite part depends on the size of the tensor in torch:
-/// `torch.lerp(s, e, s)` with `s = arange(n)` (complex64) and `e` the 0-d `1 - inf j` is
-/// `nan + nan j` at element 1 for n = 2 and `nan - inf j` for n = 9, so such parts become `±2.5`.
-fn finite_complex_parts(case: &mut Case) {
+/// Complex `lerp` with an infinite or huge part depends on the size of the tensor and on the
+/// processor in torch, so such parts (infinite, or at least the complex dtypes' edge value
+/// 65504) become `±2.5`:
+/// - `torch.lerp(s, e, s)` with `s = arange(n)` (complex64) and `e` the 0-d `1 - inf j` is
+///   `nan + nan j` at element 1 for n = 2 and `nan - inf j` for n = 9;
+/// - torch's AVX512 loop for complex64 `lerp_` takes the large-weight formula
+///   `end - (end - self) * (1 - w)` for an element of weight 0 beside one of weight 1.5, which
+///   with `end = 1e30` gives 0 where `self` is 7 (its AVX2 loop and the scalar formula give 7;
+///   notes/differential.md, seed 1203001).
+fn moderate_complex_parts(case: &mut Case) {
     let finite = |x: f64| {
-        if x.is_infinite() {
+        if x.is_infinite() || x.abs() >= 65504.0 {
             2.5f64.copysign(x)
         } else {
             x

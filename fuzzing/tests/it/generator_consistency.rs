@@ -239,3 +239,68 @@ fn complex_gradients_and_products_stay_finite() {
         "{upstreams} upstream parts, {products} product parts"
     );
 }
+
+/// The tensors among `case`'s positional arguments.
+fn tensor_args(case: &Case) -> impl Iterator<Item = &String> {
+    case.call.args.iter().filter_map(|a| match a {
+        Arg::Tensor(t) => Some(t),
+        _ => None,
+    })
+}
+
+#[test]
+fn float32_products_and_complex_lerp_stay_moderate() {
+    use bcast_conformance::case::Num;
+    let (mut products, mut lerps) = (0, 0);
+    for family in ["matmul", "ternary", "grad"] {
+        for case in cases(family, 20_000) {
+            let f = case.call.fn_.rsplit('.').next().unwrap_or_default();
+            let float32 =
+                |name: &String| case.storages[&case.tensors[name].storage].dtype == "float32";
+            if ["matmul", "mm", "bmm", "mv", "dot", "einsum"].contains(&f) {
+                // No two factors of a float32 product (the operands, and an upstream gradient
+                // in the backward) overflow: a sum past an overflow is -inf or NaN by whether
+                // MKL's kernel fuses the multiply and the add (AVX512) or not (AVX2).
+                let upstream = case.grad.iter().flat_map(|g| g.upstream.iter().flatten());
+                let mut factors: Vec<f64> = tensor_args(&case)
+                    .chain(upstream)
+                    .filter(|name| float32(name))
+                    .map(|name| largest(&case, name))
+                    .collect();
+                factors.sort_by(|a, b| b.total_cmp(a));
+                if let [a, b, ..] = factors[..] {
+                    products += 1;
+                    assert!(
+                        a * b < f64::from(f32::MAX),
+                        "{}: {a:e} times {b:e}",
+                        case.id
+                    );
+                }
+            }
+            if f.starts_with("lerp") {
+                // torch's AVX512 complex `lerp_` picks a formula per float lane.
+                let values = tensor_args(&case).flat_map(|name| {
+                    storage_values(&case.storages[&case.tensors[name].storage])
+                        .expect("generated storages load")
+                });
+                for v in values {
+                    if let Num::Complex(re, im) = v {
+                        lerps += 1;
+                        for part in [re, im] {
+                            assert!(
+                                part.is_nan() || part.abs() < 65504.0,
+                                "{}: complex lerp part {part:e}",
+                                case.id
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Not vacuous: both kinds were drawn.
+    assert!(
+        products > 100 && lerps > 100,
+        "{products} float32 products, {lerps} complex lerp values"
+    );
+}
