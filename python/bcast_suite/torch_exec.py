@@ -20,11 +20,24 @@ EXCEPTION_CLASSES = ("IndexError", "ValueError", "TypeError", "NotImplementedErr
 torch.set_warn_always(True)
 
 
+INT64_MAX = 2**63 - 1
+
+
+def as_strided(base, shape, strides, offset):
+    """`base.as_strided(...)`; a size, stride or offset beyond int64, which torch cannot take,
+    is outside the schema (as the tch backend says it: `bcast diff` counts it unsupported)."""
+    for what, values in (("size", shape), ("stride", strides), ("offset", [offset])):
+        for v in values:
+            if v > INT64_MAX:
+                raise kit.Unsupported(f"outside the schema: {what} {v} exceeds int64")
+    return base.as_strided(shape, strides, offset)
+
+
 def build(case, device="cpu"):
     """The case's storages (1-d tensors on `device`) and its named views over them."""
     return kit.build(case,
                      lambda dtype, values: torch.tensor(values, dtype=TORCH_DTYPES[dtype], device=device),
-                     lambda base, shape, strides, offset: base.as_strided(shape, strides, offset))
+                     as_strided)
 
 
 def arg_value(arg, tensors):

@@ -35,6 +35,14 @@ class TorchExec(unittest.TestCase):
                 kinds.update(got.get("ok", {}).get("result", {}).get("tensor", {}).keys())
         self.assertTrue({"ok", "error", "storages", "warnings", "samples", "values"} <= kinds, kinds)
 
+    def test_a_view_beyond_int64_is_unsupported(self):
+        """A stride torch cannot unpack (2**63) is outside the schema, not a failure of the case."""
+        case = {"id": "huge", "storages": {"s": {"dtype": "float32", "values": [1.0]}},
+                "tensors": {"t": {"storage": "s", "shape": [1, 0], "strides": [1, 2**63], "offset": 0}},
+                "call": {"fn": "torch.neg", "args": [{"tensor": "t"}]}}
+        with self.assertRaisesRegex(torch_exec.kit.Unsupported, "stride 9223372036854775808 exceeds int64"):
+            torch_exec.run_case(case)
+
     def test_a_malformed_case_is_a_fixture_error_not_an_outcome(self):
         case = {"id": "bad", "storages": {}, "tensors": {}, "call": {"fn": "numpy.add", "args": []}}
         with self.assertRaises(torch_exec.FixtureError):

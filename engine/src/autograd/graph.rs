@@ -485,12 +485,13 @@ pub(crate) fn record_inplace(mut node: Node, target: &Tensor) {
         );
         if node.name == "NotImplemented" {
             // torch's `CopySlices` of an op without a derivative sends no gradient (and
-            // raises nothing else). It takes the base's edge in place of the first input's
-            // (the base requires no grad here), so it runs, and views the gradient, only when
-            // another input wants one.
+            // raises nothing else). It takes the base's edge (which requires no grad here) in
+            // place of the first input that wants a gradient, so it runs, and views the
+            // gradient, only when two inputs want one (torch 2.13.0: with one, the gradient
+            // is None and nothing is raised).
             let n = node.inputs.len();
             node.formula = Box::new(move |_, needs: &[bool]| {
-                if needs.iter().skip(1).any(|&need| need) {
+                if needs.iter().filter(|&&need| need).count() > 1 {
                     bounds.clone()?;
                 }
                 Ok(vec![None; n])
