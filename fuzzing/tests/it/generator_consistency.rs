@@ -12,6 +12,9 @@ fn cases(family: &str, count: u64) -> impl Iterator<Item = Case> {
     (0..count).map(move |i| generate(family, 11, i))
 }
 
+/// The ops whose results are sums of products.
+const PRODUCTS: [&str; 6] = ["matmul", "mm", "bmm", "mv", "dot", "einsum"];
+
 /// The largest finite magnitude among the values of the tensor `name` reads.
 fn largest(case: &Case, name: &str) -> f64 {
     let storage = &case.storages[&case.tensors[name].storage];
@@ -209,17 +212,9 @@ fn complex_gradients_and_products_stay_finite() {
             }
         }
         let f = case.call.fn_.rsplit('.').next().unwrap_or_default();
-        let operands: Vec<&String> = case
-            .call
-            .args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Tensor(t) => Some(t),
-                _ => None,
-            })
-            .collect();
+        let operands: Vec<&String> = tensor_args(&case).collect();
         // A product needs two operands (`einsum` of one only sums).
-        if ["matmul", "mm", "bmm", "mv", "dot", "einsum"].contains(&f) && operands.len() >= 2 {
+        if PRODUCTS.contains(&f) && operands.len() >= 2 {
             for name in operands {
                 for (dtype, v) in parts(name) {
                     products += 1;
@@ -257,7 +252,7 @@ fn float32_products_and_complex_lerp_stay_moderate() {
             let f = case.call.fn_.rsplit('.').next().unwrap_or_default();
             let float32 =
                 |name: &String| case.storages[&case.tensors[name].storage].dtype == "float32";
-            if ["matmul", "mm", "bmm", "mv", "dot", "einsum"].contains(&f) {
+            if PRODUCTS.contains(&f) {
                 // No two factors of a float32 product (the operands, and an upstream gradient
                 // in the backward) overflow: a sum past an overflow is -inf or NaN by whether
                 // MKL's kernel fuses the multiply and the add (AVX512) or not (AVX2).
