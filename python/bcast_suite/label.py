@@ -26,9 +26,8 @@ def read_cases(path):
 def label(cases):
     """Sets every case's `expect` to torch's outcome; returns the cases the schema can hold. The
     others are left out, each with a note on stderr: a result of a dtype outside the schema
-    (none of torch's CPU computations gives one since complex32 is in it), a gradient case that
-    torch computes in complex32 (the gradient corpus has no complex32: its draws are recorded
-    from before the schema had it), upstream gradients that do not match the results, and a
+    (none of torch's CPU computations gives one since complex32 is in it), upstream gradients
+    that do not match the results, and a
     failed internal assert of torch's (a bug of torch's, whose message names its build's source
     paths) unless the case is tagged `torch-internal-assert`: such a case pins torch's failure
     on purpose (`fixtures/regressions/error-paths.json`)."""
@@ -41,9 +40,6 @@ def label(cases):
             continue
         message = case["expect"].get("error", {}).get("message", "")
         backward = case["expect"].get("ok", {}).get("backward_error", {}).get("message", "")
-        if "grad" in case and computes_in_complex32(case):
-            print(f"left out {case['id']}: a gradient case torch computes in complex32", file=sys.stderr)
-            continue
         if not upstream_fits(case):
             print(f"left out {case['id']}: its upstream gradients do not match torch's results", file=sys.stderr)
             continue
@@ -53,20 +49,6 @@ def label(cases):
             continue
         kept.append(case)
     return kept
-
-
-def computes_in_complex32(case):
-    """Whether torch's outcome of a labelled case is a complex32 result or an error naming
-    ComplexHalf (a kernel's, or the output cast's, in the call or in its backward)."""
-    outcome = case["expect"]
-    backward = outcome.get("ok", {}).get("backward_error", {}).get("message", "")
-    if "ComplexHalf" in outcome.get("error", {}).get("message", "") + backward:
-        return True
-    result = outcome.get("ok", {}).get("result", {})
-    if not isinstance(result, dict):  # "not_implemented"
-        return False
-    tensors = [result["tensor"]] if "tensor" in result else result.get("tensors", [])
-    return any(t["dtype"] == "complex32" for t in tensors)
 
 
 def upstream_fits(case):

@@ -84,22 +84,3 @@ fn cases_of_the_new_dtypes_run_and_pass() {
         assert!(dtypes.contains(new), "no case of {new}: {dtypes:?}");
     }
 }
-
-/// `tests/data/pending_regressions.json`: torch-labelled findings fixed in the engine that
-/// join `fixtures/regressions/` when README's matrix is next measured (the embedded corpus
-/// and the matrix move together).
-#[test]
-fn pending_regressions_pass() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pending_regressions.json");
-    let cases = load_file(&path).unwrap_or_else(|e| panic!("cannot load: {e}"));
-    assert!(!cases.is_empty());
-    let levels: BTreeSet<Level> = Level::ALL.into_iter().collect();
-    for loaded in &cases {
-        let report = run_case(&mut ReferenceBackend, &loaded.case, &levels);
-        assert!(
-            !report.verdict.is_failure(),
-            "{}",
-            describe_failure(loaded, &report)
-        );
-    }
-}

@@ -1064,10 +1064,17 @@ fn masked_fill_node(x: &Tensor, mask: &Tensor, value: &Operand) -> Node {
             } else {
                 None
             };
-            // masked_fill_backward: grad.masked_select(mask).sum().
+            // masked_fill_backward: grad.masked_select(mask).sum(), whose sum over nothing
+            // (no element selected) runs no kernel: a zero even for `complex32`, which has
+            // no `sum_cpu`.
             let gv = if needs[1] {
-                let picked = select(&m, &g, Scalar::Int(0))?;
-                Some(crate::reduce::sum(&picked, &[], false, None)?)
+                let none = g.numel() == 0 || !m.to_vec::<bool>()?.into_iter().any(|b| b);
+                Some(if none {
+                    zeros(&[], g.dtype())?
+                } else {
+                    let picked = select(&m, &g, Scalar::Int(0))?;
+                    crate::reduce::sum(&picked, &[], false, None)?
+                })
             } else {
                 None
             };

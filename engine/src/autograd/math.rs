@@ -88,11 +88,21 @@ pub(super) fn maybe_multiply(t: Tensor, s: Scalar) -> Result<Tensor> {
 }
 
 /// `t.sgn()`: `sign` of a real tensor; `z / |z|` (0 at 0) of a complex one.
+///
+/// `complex32` has a kernel of its own in torch (`sgn_cpu`, where `div` has none): the
+/// modulus rounded to `float16`, the quotient in `float32` as `c10::complex`'s division by a
+/// real `c` computes it (`z · (1 / c)`, so an infinite part gives `NaN` in both), rounded back.
 pub(super) fn sgn(t: &Tensor) -> Result<Tensor> {
     if !t.dtype().is_complex() {
         return unary(UnaryOp::Sign, t, None);
     }
     let abs = unary(UnaryOp::Abs, t, None)?;
     let zero = cmp(CompareOp::Eq, &abs, Scalar::Int(0))?;
+    if t.dtype() == DType::Complex32 {
+        let scale = div(Scalar::Float(1.0), &abs.to_dtype(DType::Float32)?)?;
+        let quotient = mul(&t.to_dtype(DType::Complex64)?, &scale)?;
+        let quotient = select(&zero, Scalar::Int(0), &quotient)?;
+        return quotient.to_dtype(DType::Complex32);
+    }
     select(&zero, Scalar::Int(0), div(t, &abs)?)
 }

@@ -63,6 +63,7 @@ const INNER: &[&str] = &[
     "compare",
     "promotion",
     "reflected",
+    "complex32",
 ];
 
 /// The generator of an entry of [`INNER`].

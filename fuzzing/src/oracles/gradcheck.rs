@@ -20,8 +20,8 @@
 //!    backward, or making a leaf) or whose results are not `float64`/`complex128` is not
 //!    checked; nor is a call whose gradient in torch is, by torch's own formula, not the
 //!    derivative of its forward ([`not_the_derivative`]: `as_strided`, the in-place logical
-//!    ops, `ldexp` by an integer exponent, `0 ** z` for a complex `z`, a Python number that is
-//!    not finite), which the engine computes as torch does and the corpus pins.
+//!    ops, a comparison's `out=`, `ldexp` by an integer exponent, `0 ** z` for a complex `z`, `pow` by an integer exponent
+//!    holding its dtype's lowest value, `round` to decimals finer than `eps`, a Python number that is not finite), which the engine computes as torch does and the corpus pins.
 //! 3. **The numerical side**: each `wrt` tensor gets a contiguous storage of its own holding
 //!    its elements (so that moving one moves nothing else: a stride-0 leaf has one element
 //!    per index, a second view of its storage stays a constant), and the engine's forward
@@ -56,6 +56,7 @@
 use super::materialize::{elements, give_own_storage};
 use crate::gen::grad_case;
 use arbitrary::Unstructured;
+use bcast_case::ops::Family;
 use bcast_conformance::backend::reference::{run_reference, MAX_FULL_VALUES};
 use bcast_conformance::backend::BackendFailure;
 use bcast_conformance::case::{
@@ -352,11 +353,10 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
     {
         return Some("in-place logical ops keep the written tensor's history");
     }
-    let logical = ["logical_and", "logical_or", "logical_xor", "logical_not"];
-    if case.call.kwargs.contains_key("out")
-        && logical.iter().any(|op| name.rsplit('.').next() == Some(op))
-    {
-        return Some("a logical op's out= keeps the written tensor's history");
+    let comparison = bcast_case::ops::lookup(name)
+        .is_some_and(|(op, _)| matches!(op.family, Family::Logical | Family::Compare));
+    if case.call.kwargs.contains_key("out") && comparison {
+        return Some("a comparison's or logical op's out= keeps the written tensor's history");
     }
     let args = || case.call.args.iter().chain(case.call.kwargs.values());
     let infinite = args().any(|a| match a {
@@ -386,6 +386,26 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
         if zero_number && complex {
             return Some("the exponent's gradient of 0 ** z is NaN for a complex z");
         }
+        // `self`'s gradient takes `exponent - 1` in an integer exponent's own dtype, where
+        // its lowest value wraps to the largest (int8's -128 - 1 is 127).
+        let wraps = args().any(|a| {
+            let Arg::Tensor(t) = a else { return false };
+            let lowest = match dtype_of(t) {
+                Some(DType::Int8) => i64::from(i8::MIN),
+                Some(DType::Int16) => i64::from(i16::MIN),
+                Some(DType::Int32) => i64::from(i32::MIN),
+                Some(DType::Int64) => i64::MIN,
+                _ => return false,
+            };
+            case.tensors
+                .get(t)
+                .and_then(|v| case.storages.get(&v.storage))
+                .and_then(|s| storage_values(s).ok())
+                .is_some_and(|vs| vs.iter().any(|v| *v == Num::Int(lowest)))
+        });
+        if wraps {
+            return Some("pow's gradient computes exponent - 1 in the exponent's integer dtype, where its lowest value wraps");
+        }
     }
     let base = name.rsplit('.').next().unwrap_or(name);
     if base == "var" || base == "std" {
@@ -396,6 +416,19 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
             .or_else(|| case.call.kwargs.get("dim"));
         if matches!(dim, Some(Arg::Ints(d) | Arg::List(d) | Arg::Tuple(d)) if d.is_empty()) {
             return Some("var/std over dim=[]: torch's backward divides by no dim's count");
+        }
+    }
+    if base == "round" || base == "round_" {
+        let decimals = case
+            .call
+            .args
+            .get(1)
+            .or_else(|| case.call.kwargs.get("decimals"));
+        // Steps of 10^-decimals no wider than `eps`: the forward moves with its input at that
+        // scale, where torch's formula (zeros) says it is flat.
+        if matches!(decimals, Some(Arg::Int(d)) if 10f64.powi((*d).clamp(-400, 400) as i32) * EPS >= 1.0)
+        {
+            return Some("round to decimals finer than eps: the identity at that scale, of derivative 0 by torch's formula");
         }
     }
     if name.ends_with("ldexp") || name.ends_with("ldexp_") {

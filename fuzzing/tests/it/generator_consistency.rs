@@ -273,11 +273,12 @@ fn float32_products_and_complex_lerp_stay_moderate() {
                 }
             }
             if f.starts_with("lerp") {
-                // torch's AVX512 complex `lerp_` picks a formula per float lane.
-                let values = tensor_args(&case).flat_map(|name| {
-                    storage_values(&case.storages[&case.tensors[name].storage])
-                        .expect("generated storages load")
-                });
+                // torch's AVX512 complex `lerp_` picks a formula per float lane. (`complex32`
+                // has no lerp kernel: torch raises whatever the values.)
+                let values = tensor_args(&case)
+                    .map(|name| &case.storages[&case.tensors[name].storage])
+                    .filter(|s| s.dtype != "complex32")
+                    .flat_map(|s| storage_values(s).expect("generated storages load"));
                 for v in values {
                     if let Num::Complex(re, im) = v {
                         lerps += 1;

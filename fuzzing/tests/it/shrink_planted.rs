@@ -255,10 +255,16 @@ fn gradient_findings_shrink_with_their_upstream_gradients() {
                 "{json}"
             );
         }
-        // Small: a stretched dim of size 2 shows the bug.
+        // Small: a stretched dim of size 2 shows the bug, in two dims (three for `bmm`,
+        // which takes nothing else).
+        let rank = if small.call.fn_.ends_with("bmm") {
+            3
+        } else {
+            2
+        };
         for t in small.tensors.values() {
             assert!(
-                t.shape.len() <= 2 && t.shape.iter().all(|&s| s <= 2),
+                t.shape.len() <= rank && t.shape.iter().all(|&s| s <= 2),
                 "{json}"
             );
         }

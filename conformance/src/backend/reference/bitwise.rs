@@ -5,7 +5,9 @@
 
 use super::elementwise::{operands, tensor_of, unsupported, Form, Number, Param};
 use super::{Args, CallError, Value};
+use bcast_engine::autograd::not_differentiable;
 use bcast_engine::ops::{bitwise, BitwiseOp};
+use bcast_engine::Tensor;
 
 /// Splits `torch.NAME`, `Tensor.NAME` and `Tensor.NAME_` into their form and base name.
 pub(super) fn form_of(name: &str) -> Option<(Form, &str)> {
@@ -56,12 +58,20 @@ fn run(name: &str, form: Form, op: BitwiseOp, a: &Args) -> Result<bcast_engine::
         return unsupported(format!("{name} of two numbers"));
     }
     let (x, y) = (ops[0].clone(), ops[1].clone());
-    let result = match form {
-        Form::InPlace => {
-            let target = tensor_of(&x)?.clone();
-            bitwise(op, x, y, Some(&target))
-        }
-        _ => bitwise(op, x, y, out.as_ref()),
-    };
-    Ok(result?)
+    // Not differentiable, but torch's autograd wrapper still checks first: an `out=` that
+    // requires grad, an in-place call on a leaf that does (before `"bitwise_xor_cpu" not
+    // implemented for 'Float'`).
+    let tensors: Vec<Tensor> = ops.iter().filter_map(|o| o.as_tensor().cloned()).collect();
+    let target = (form == Form::InPlace)
+        .then(|| tensor_of(&x))
+        .transpose()?
+        .cloned();
+    let run = || bitwise(op, x.clone(), y.clone(), target.as_ref().or(out.as_ref()));
+    Ok(not_differentiable(
+        op.name(),
+        &tensors,
+        target.as_ref(),
+        out.as_ref(),
+        run,
+    )?)
 }
