@@ -401,7 +401,7 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
                 .get(t)
                 .and_then(|v| case.storages.get(&v.storage))
                 .and_then(|s| storage_values(s).ok())
-                .is_some_and(|vs| vs.iter().any(|v| *v == Num::Int(lowest)))
+                .is_some_and(|vs| vs.contains(&Num::Int(lowest)))
         });
         if wraps {
             return Some("pow's gradient computes exponent - 1 in the exponent's integer dtype, where its lowest value wraps");
