@@ -256,9 +256,16 @@ def broadcast_tensors_with_upstreams(c):
 
 
 def amax_with_a_tie(c):
-    """torch.amax whose gradient has a value that is an upstream value split two to four ways."""
+    """torch.amax whose gradient has a value that is an upstream value split two to four ways
+    (over some dim of a dimensioned input: `dim=[]` reduces nothing in JAX, every dim in torch,
+    and JAX has no dim 0 of a 0-d array, differences README names)."""
     grads = expected_grads(c)
     if c["call"]["fn"] != "torch.amax" or grads is None:
+        return False
+    if not c["tensors"][c["call"]["args"][0]["tensor"]]["shape"]:
+        return False
+    dims = c["call"]["args"][1:2] + [c["call"].get("kwargs", {}).get("dim")]
+    if any(isinstance(d, dict) and list(d.values()) == [[]] for d in dims):
         return False
     ups = [u for t in c["grad"]["upstream"] for u in storage_values(c, t) if isinstance(u, (int, float))]
     return any(isinstance(g, (int, float)) and g != 0 and any(u == g * k for u in ups for k in (2, 3, 4))
