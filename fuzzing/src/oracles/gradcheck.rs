@@ -409,21 +409,13 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
     }
     let base = name.rsplit('.').next().unwrap_or(name);
     if base == "var" || base == "std" {
-        let dim = case
-            .call
-            .args
-            .get(1)
-            .or_else(|| case.call.kwargs.get("dim"));
+        let dim = arg_or_kwarg(case, 1, "dim");
         if matches!(dim, Some(Arg::Ints(d) | Arg::List(d) | Arg::Tuple(d)) if d.is_empty()) {
             return Some("var/std over dim=[]: torch's backward divides by no dim's count");
         }
     }
     if base == "round" || base == "round_" {
-        let decimals = case
-            .call
-            .args
-            .get(1)
-            .or_else(|| case.call.kwargs.get("decimals"));
+        let decimals = arg_or_kwarg(case, 1, "decimals");
         // Steps of 10^-decimals no wider than `eps`: the forward moves with its input at that
         // scale, where torch's formula (zeros) says it is flat.
         if matches!(decimals, Some(Arg::Int(d)) if 10f64.powi((*d).clamp(-400, 400) as i32) * EPS >= 1.0)
@@ -432,11 +424,7 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
         }
     }
     if name.ends_with("ldexp") || name.ends_with("ldexp_") {
-        let other = case
-            .call
-            .args
-            .get(1)
-            .or_else(|| case.call.kwargs.get("other"));
+        let other = arg_or_kwarg(case, 1, "other");
         let integral = match other {
             Some(Arg::Tensor(t)) => {
                 dtype_of(t).is_some_and(|d| !(d.is_floating() || d.is_complex()))
@@ -449,6 +437,14 @@ pub fn not_the_derivative(case: &Case) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// The call's argument at `index`, else its keyword `name`.
+fn arg_or_kwarg<'a>(case: &'a Case, index: usize, name: &str) -> Option<&'a Arg> {
+    case.call
+        .args
+        .get(index)
+        .or_else(|| case.call.kwargs.get(name))
 }
 
 /// One `wrt` tensor as the numerical side moves it.
