@@ -62,8 +62,8 @@ pub(crate) fn rect<const N: usize>(b: &Block) -> Rect<N> {
 ///
 /// # Safety
 /// As for [`Rows::rows`], for every position of the block.
-pub(crate) unsafe fn run_block<const N: usize, K: Rows<N>>(
-    kernel: &K,
+pub(crate) unsafe fn run_block<const N: usize>(
+    kernel: &dyn Rows<N>,
     bases: &Bases<N>,
     b: &Block,
     stream: bool,
@@ -119,10 +119,10 @@ const MIN_PIECES_PER_THREAD: usize = 4;
 /// # Safety
 /// Every position of the plan lies inside its operand's storage, which stays locked (the
 /// output's for writing) while this runs.
-pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
+pub(crate) unsafe fn execute<const N: usize>(
     plan: &Plan,
     bases: [*mut u8; N],
-    kernel: &K,
+    kernel: &dyn Rows<N>,
     independent: bool,
     fresh: bool,
 ) {
@@ -160,10 +160,10 @@ pub(crate) unsafe fn execute<const N: usize, K: Rows<N>>(
 ///
 /// # Safety
 /// As for [`execute`].
-unsafe fn run_reordered<const N: usize, K: Rows<N>>(
+unsafe fn run_reordered<const N: usize>(
     plan: &Plan,
     bases: &Bases<N>,
-    kernel: &K,
+    kernel: &dyn Rows<N>,
     stream: bool,
 ) {
     if repeat::applies(plan) {

@@ -117,7 +117,7 @@ unsafe fn map_contiguous<X: Copy + 'static, R: Copy + 'static>(
         }
     } else if disjoint(o, x, len) {
         let x = std::slice::from_raw_parts(x, len);
-        if stream && streamable::<R>() {
+        if stream && const { streamable::<R>() } {
             streamed(o, len, |start, buf| {
                 for (v, &a) in buf.iter_mut().zip(&x[start..]) {
                     v.write(g(a));
@@ -164,7 +164,7 @@ unsafe fn zip_contiguous<X: Copy + 'static, Y: Copy + 'static, R: Copy + 'static
     } else if disjoint(o, x, len) && disjoint(o, y, len) {
         let x = std::slice::from_raw_parts(x, len);
         let y = std::slice::from_raw_parts(y, len);
-        if stream && streamable::<R>() {
+        if stream && const { streamable::<R>() } {
             streamed(o, len, |start, buf| {
                 for ((v, &a), &b) in buf.iter_mut().zip(&x[start..]).zip(&y[start..]) {
                     v.write(g(a, b));
@@ -189,7 +189,7 @@ unsafe fn zip_contiguous<X: Copy + 'static, Y: Copy + 'static, R: Copy + 'static
 /// As for [`Rows::rows`].
 #[inline(always)]
 unsafe fn fill<R: Copy>(o: *mut R, len: usize, stream: bool, v: R) {
-    if stream && streamable::<R>() {
+    if stream && const { streamable::<R>() } {
         streamed(o, len, |_, buf| {
             for slot in buf.iter_mut() {
                 slot.write(v);

@@ -32,13 +32,17 @@ use crate::{Element, Error, Result, Tensor};
 /// inputs with a cast as they load them ([`CastOnLoad`]), the index map calls `element` on
 /// single elements. Once every element is written, the output takes them as its
 /// contents ([`Pinned::wrote_output`]).
+///
+/// Compiled once per operand count: the kernel is called through `dyn` once per block of
+/// the plan (a `len` x `rows` rectangle) and the index map's `element` once per element (it
+/// is the naive walk). The copies per kernel had been a fifth of the engine's code.
 fn drive<const N: usize>(
     pinned: Pinned<'_>,
     tensors: [&Tensor; N],
     bases: [*mut u8; N],
     casts: [Option<Cast>; N],
-    kernel: &impl Rows<N>,
-    mut element: impl FnMut(&[usize]),
+    kernel: &dyn Rows<N>,
+    element: &mut dyn FnMut(&[usize]),
 ) -> Result<()> {
     match walk_for(tensors)? {
         Some(PlanWalk {
@@ -51,8 +55,13 @@ fn drive<const N: usize>(
             // input with a cast is read as its storage's dtype.
             unsafe {
                 if casts.iter().any(Option::is_some) {
-                    let kernel = CastOnLoad::new(kernel, casts);
-                    execute(&plan, bases, &kernel, independent, fresh)
+                    execute(
+                        &plan,
+                        bases,
+                        &CastOnLoad::new(kernel, casts),
+                        independent,
+                        fresh,
+                    )
                 } else {
                     execute(&plan, bases, kernel, independent, fresh)
                 }
@@ -130,19 +139,7 @@ pub fn map_unary<A: Element, R: Element>(
     a: &Tensor,
     f: impl Fn(A) -> R + Sync,
 ) -> Result<()> {
-    let (a, cast) = loaded::<A>(a)?;
-    let pinned = Pinned::new(out, &[&a]);
-    let (po, pa) = (pinned.base::<R>(out)?, input_base::<A>(&pinned, &a, cast)?);
-    let kernel = Unary::new(&f);
-    drive(
-        pinned,
-        [out, &a],
-        [po as *mut u8, pa as *mut u8],
-        [None, cast],
-        &kernel,
-        // SAFETY: the index map yields positions of the validated layouts.
-        |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
-    )
+    drive_unary(out, a, &Unary::new(&f), &f)
 }
 
 /// Writes `f(a)` into every element of `out`, as [`map_unary`] does, with contiguous rows
@@ -156,6 +153,18 @@ pub(crate) fn map_unary_run<A: Element, R: Element>(
     f: impl Fn(A) -> R + Sync,
     run: UnaryRun<A, R>,
 ) -> Result<()> {
+    drive_unary(out, a, &RunUnary::new(&f, run), &f)
+}
+
+/// The one-input walk behind the `map_unary` forms: `kernel` over the plan's rows, and
+/// `element` (the same function, one element at a time) where the index map drives. Both
+/// through `dyn`, so this is compiled once per pair of element types, not once per op.
+fn drive_unary<A: Element, R: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    kernel: &dyn Rows<2>,
+    element: &dyn Fn(A) -> R,
+) -> Result<()> {
     let (a, cast) = loaded::<A>(a)?;
     let pinned = Pinned::new(out, &[&a]);
     let (po, pa) = (pinned.base::<R>(out)?, input_base::<A>(&pinned, &a, cast)?);
@@ -164,9 +173,9 @@ pub(crate) fn map_unary_run<A: Element, R: Element>(
         [out, &a],
         [po as *mut u8, pa as *mut u8],
         [None, cast],
-        &RunUnary::new(&f, run),
-        // SAFETY: as in `map_unary`.
-        |k| unsafe { po.add(k[0]).write(f(pa.add(k[1]).read())) },
+        kernel,
+        // SAFETY: the index map yields positions of the validated layouts.
+        &mut |k| unsafe { po.add(k[0]).write(element(pa.add(k[1]).read())) },
     )
 }
 
@@ -236,13 +245,14 @@ pub(crate) fn map_binary_run<A: Element, B: Element, R: Element>(
 }
 
 /// The two-input walk behind the `map_binary` forms: `kernel` over the plan's rows, and
-/// `element` (the same function, one element at a time) where the index map drives.
+/// `element` (the same function, one element at a time) where the index map drives; both
+/// through `dyn`, as in [`drive_unary`].
 fn drive_binary<A: Element, B: Element, R: Element>(
     out: &Tensor,
     a: &Tensor,
     b: &Tensor,
-    kernel: &impl Rows<3>,
-    element: &impl Fn(A, B) -> R,
+    kernel: &dyn Rows<3>,
+    element: &dyn Fn(A, B) -> R,
 ) -> Result<()> {
     let ((a, ca), (b, cb)) = (loaded::<A>(a)?, loaded::<B>(b)?);
     let pinned = Pinned::new(out, &[&a, &b]);
@@ -257,8 +267,8 @@ fn drive_binary<A: Element, B: Element, R: Element>(
         [po as *mut u8, pa as *mut u8, pb as *mut u8],
         [None, ca, cb],
         kernel,
-        // SAFETY: as in `map_unary`.
-        |k| unsafe {
+        // SAFETY: as in `drive_unary`.
+        &mut |k| unsafe {
             po.add(k[0])
                 .write(element(pa.add(k[1]).read(), pb.add(k[2]).read()))
         },
@@ -276,6 +286,18 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
     c: &Tensor,
     f: impl Fn(A, B, C) -> R + Sync,
 ) -> Result<()> {
+    drive_ternary(out, a, b, c, &Ternary::new(&f), &f)
+}
+
+/// The three-input walk behind [`map_ternary`], through `dyn` as in [`drive_unary`].
+fn drive_ternary<A: Element, B: Element, C: Element, R: Element>(
+    out: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+    kernel: &dyn Rows<4>,
+    element: &dyn Fn(A, B, C) -> R,
+) -> Result<()> {
     let (a, ca) = loaded::<A>(a)?;
     let ((b, cb), (c, cc)) = (loaded::<B>(b)?, loaded::<C>(c)?);
     let pinned = Pinned::new(out, &[&a, &b, &c]);
@@ -285,16 +307,15 @@ pub fn map_ternary<A: Element, B: Element, C: Element, R: Element>(
         input_base::<B>(&pinned, &b, cb)?,
         input_base::<C>(&pinned, &c, cc)?,
     );
-    let kernel = Ternary::new(&f);
     drive(
         pinned,
         [out, &a, &b, &c],
         [po as *mut u8, pa as *mut u8, pb as *mut u8, pc as *mut u8],
         [None, ca, cb, cc],
-        &kernel,
-        // SAFETY: as in `map_unary`.
-        |k| unsafe {
-            po.add(k[0]).write(f(
+        kernel,
+        // SAFETY: as in `drive_unary`.
+        &mut |k| unsafe {
+            po.add(k[0]).write(element(
                 pa.add(k[1]).read(),
                 pb.add(k[2]).read(),
                 pc.add(k[3]).read(),

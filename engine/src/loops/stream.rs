@@ -16,15 +16,26 @@ use std::mem::{align_of, size_of, MaybeUninit};
 /// one session's alternating runs (one thread, `out=`, float64 and int64 `(4096,1024) +
 /// (1024,)` and float32 `(16384,1024) + (1024,)`), torch / engine was 0.43x to 1.43x with
 /// them (geometric mean 0.72x over 9 rows) and 0.81x to 1.21x without (0.97x over 6). Off
-/// until the slow mode is understood; the kernels and [`streamed`] keep their tests.
+/// until the slow mode is understood: [`streamed`] keeps its tests, and the kernels compile
+/// it in again once this is set ([`streamable`]).
 pub(crate) const STREAM_MIN_BYTES: Option<usize> = None;
 
 /// Bytes computed per buffer.
 const BUFFER_BYTES: usize = 1024;
 
-/// Whether [`streamed`] can write elements of `R` on this processor: their size divides 16
-/// bytes and equals their alignment, which is at most 8.
-pub(crate) fn streamable<R>() -> bool {
+/// Whether the kernels write with [`streamed`] (compiled in only while
+/// [`STREAM_MIN_BYTES`] turns it on: its copies in every kernel were a tenth of the engine's
+/// code).
+const STREAMING: bool = STREAM_MIN_BYTES.is_some();
+
+/// Whether the kernels write elements of `R` with [`streamed`] ([`STREAMING`]), and it can on
+/// this processor: their size divides 16 bytes and equals their alignment, which is at most 8.
+pub(crate) const fn streamable<R>() -> bool {
+    STREAMING && can_stream::<R>()
+}
+
+/// Whether [`streamed`] can write elements of `R` on this processor (see [`streamable`]).
+const fn can_stream<R>() -> bool {
     cfg!(target_arch = "x86_64")
         && size_of::<R>() > 0
         && 16 % size_of::<R>() == 0
@@ -37,7 +48,7 @@ pub(crate) fn streamable<R>() -> bool {
 /// read by another thread.
 ///
 /// # Safety
-/// `o` is valid for writing `len` elements, aligned for `R`, and [`streamable::<R>`] holds.
+/// `o` is valid for writing `len` elements, aligned for `R`, and [`can_stream::<R>`] holds.
 #[inline(always)]
 pub(crate) unsafe fn streamed<R: Copy>(
     o: *mut R,
@@ -112,7 +123,7 @@ mod tests {
     /// `streamed` writes exactly `f(i)` at every position, whatever the start's alignment
     /// and the length (head, whole buffers, tail).
     fn check<R: Copy + PartialEq + std::fmt::Debug>(f: impl Fn(usize) -> R, fill: R) {
-        assert!(streamable::<R>());
+        assert!(can_stream::<R>());
         for skip in 0..4 {
             for len in [0, 1, 2, 3, 5, 17, 255, 256, 257, 1000, 4099] {
                 let mut v = vec![fill; len + skip + 3];
@@ -148,8 +159,8 @@ mod tests {
 
     #[test]
     fn refuses_types_it_cannot_align() {
-        assert!(!streamable::<[u8; 3]>());
-        assert!(!streamable::<[f32; 2]>());
-        assert!(!streamable::<()>());
+        assert!(!can_stream::<[u8; 3]>());
+        assert!(!can_stream::<[f32; 2]>());
+        assert!(!can_stream::<()>());
     }
 }

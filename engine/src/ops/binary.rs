@@ -283,7 +283,11 @@ pub fn binary(
     b: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let (a, b) = (a.into(), b.into());
+    binary_operands(op, a.into(), b.into(), out)
+}
+
+/// [`binary`] with its operands converted (compiled once, not once per caller's types).
+fn binary_operands(op: BinaryOp, a: Operand, b: Operand, out: Option<&Tensor>) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::elementwise::binary_op(op, a, b, out);
     }
@@ -378,11 +382,16 @@ pub(crate) fn binary_inputs(
 /// As for [`binary`], with `a` as the output (`float_power_` words its dtype check for the
 /// base).
 pub fn binary_(op: BinaryOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    binary_in_place(op, a, b.into())
+}
+
+/// [`binary_`] with its operands converted (compiled once, not once per caller's types).
+fn binary_in_place(op: BinaryOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::elementwise::binary_op_(op, a, b.into());
+        return crate::autograd::elementwise::binary_op_(op, a, b);
     }
     if op == BinaryOp::FloatPower {
-        return float_power(Operand::Tensor(a.clone()), b.into(), Some(a), true);
+        return float_power(Operand::Tensor(a.clone()), b, Some(a), true);
     }
     binary(op, a, b, Some(a))
 }

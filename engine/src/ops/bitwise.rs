@@ -103,7 +103,11 @@ pub fn bitwise(
     b: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let (a, b): (Operand, Operand) = (a.into(), b.into());
+    bitwise_operands(op, a.into(), b.into(), out)
+}
+
+/// [`bitwise`] with its operands converted (compiled once, not once per caller's types).
+fn bitwise_operands(op: BitwiseOp, a: Operand, b: Operand, out: Option<&Tensor>) -> Result<Tensor> {
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
     let common = setup.result_type();
     setup.check_safe_cast(common)?;
@@ -119,6 +123,11 @@ pub fn bitwise(
 /// # Errors
 /// As for [`bitwise`], with `a` as the output.
 pub fn bitwise_(op: BitwiseOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    bitwise_in_place(op, a, b.into())
+}
+
+/// [`bitwise_`] with its operands converted (compiled once, not once per caller's types).
+fn bitwise_in_place(op: BitwiseOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     bitwise(op, a, b, Some(a))
 }
 

@@ -119,7 +119,11 @@ pub fn compare(
     b: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let (a, b) = (a.into(), b.into());
+    compare_operands(op, a.into(), b.into(), out)
+}
+
+/// [`compare`] with its operands converted (compiled once, not once per caller's types).
+fn compare_operands(op: CompareOp, a: Operand, b: Operand, out: Option<&Tensor>) -> Result<Tensor> {
     let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
     let common = setup.result_type();
     // torch writes a non-bool output through a temporary of the common dtype; one of bool
@@ -206,8 +210,13 @@ fn compare_complex_half(op: CompareOp, o: &Tensor, x: &Tensor, y: &Tensor) -> Re
 /// # Errors
 /// As for [`compare`], with `a` as the output.
 pub fn compare_(op: CompareOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
+    compare_in_place(op, a, b.into())
+}
+
+/// [`compare_`] with its operands converted (compiled once, not once per caller's types).
+fn compare_in_place(op: CompareOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::elementwise::compare_op_(op, a, b.into());
+        return crate::autograd::elementwise::compare_op_(op, a, b);
     }
     compare(op, a, b, Some(a))
 }

@@ -19,10 +19,15 @@ use crate::{loops, Result, Tensor};
 /// not broadcast; a `src` that broadcasts to a larger shape than `dst`'s. Copying a tensor
 /// onto itself, or onto the same elements of the same storage, does nothing, checks included.
 pub fn copy_(dst: &Tensor, src: impl Into<Operand>) -> Result<Tensor> {
+    copy_in_place(dst, src.into())
+}
+
+/// [`copy_`] with its operands converted (compiled once, not once per caller's types).
+fn copy_in_place(dst: &Tensor, src: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::elementwise::copy_op_(dst, src.into());
+        return crate::autograd::elementwise::copy_op_(dst, src);
     }
-    let src = src.into().input();
+    let src = src.input();
     let s = src.as_tensor();
     let same_data = s.shares_storage(dst)
         && s.offset() == dst.offset()

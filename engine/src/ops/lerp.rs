@@ -36,10 +36,20 @@ pub fn lerp(
     weight: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    lerp_operands(x, end, weight.into(), out)
+}
+
+/// [`lerp`] with its operands converted (compiled once, not once per caller's types).
+fn lerp_operands(
+    x: &Tensor,
+    end: &Tensor,
+    weight: Operand,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::ternary::lerp(x, end, weight.into(), out);
+        return crate::autograd::ternary::lerp(x, end, weight, out);
     }
-    let weight = weight.into();
+    let weight = weight;
     check_dtype(x, end, "end")?;
     let (inputs, promote) = match &weight {
         Operand::Number(_) => (vec![IterInput::tensor(x), IterInput::tensor(end)], true),
@@ -116,8 +126,13 @@ pub fn lerp(
 /// # Errors
 /// As for [`lerp`], with `x` as the output.
 pub fn lerp_(x: &Tensor, end: &Tensor, weight: impl Into<Operand>) -> Result<Tensor> {
+    lerp_in_place(x, end, weight.into())
+}
+
+/// [`lerp_`] with its operands converted (compiled once, not once per caller's types).
+fn lerp_in_place(x: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::ternary::lerp_(x, end, weight.into());
+        return crate::autograd::ternary::lerp_(x, end, weight);
     }
     lerp(x, end, weight, Some(x))
 }

@@ -25,8 +25,13 @@ use crate::{alloc, dispatch_dtype, loops, DType, Element, Error, Result, Scalar,
 /// torch's, in its order: a mask and `x` that do not broadcast (the mask as tensor a); then
 /// those of [`masked_fill_`] on the copy.
 pub fn masked_fill(x: &Tensor, mask: &Tensor, value: impl Into<Operand>) -> Result<Tensor> {
+    masked_fill_operands(x, mask, value.into())
+}
+
+/// [`masked_fill`] with its operands converted (compiled once, not once per caller's types).
+fn masked_fill_operands(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::elementwise::masked_fill_op(x, mask, value.into());
+        return crate::autograd::elementwise::masked_fill_op(x, mask, value);
     }
     let (shape, _) = compute_shape(&[mask.shape(), x.shape()])?;
     let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
@@ -44,10 +49,15 @@ pub fn masked_fill(x: &Tensor, mask: &Tensor, value: impl Into<Operand>) -> Resu
 /// value `x`'s dtype cannot hold (`value cannot be converted to type int without overflow`;
 /// any value fits `bool`).
 pub fn masked_fill_(x: &Tensor, mask: &Tensor, value: impl Into<Operand>) -> Result<Tensor> {
+    masked_fill_in_place(x, mask, value.into())
+}
+
+/// [`masked_fill_`] with its operands converted (compiled once, not once per caller's types).
+fn masked_fill_in_place(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::elementwise::masked_fill_op_(x, mask, value.into());
+        return crate::autograd::elementwise::masked_fill_op_(x, mask, value);
     }
-    let value = match value.into() {
+    let value = match value {
         Operand::Number(v) => v,
         Operand::Tensor(t) => {
             if t.ndim() != 0 {

@@ -35,10 +35,19 @@ pub fn r#where(
     b: impl Into<Operand>,
     out: Option<&Tensor>,
 ) -> Result<Tensor> {
+    where_operands(condition, a.into(), b.into(), out)
+}
+
+/// [`r#where`] with its operands converted (compiled once, not once per caller's types).
+fn where_operands(
+    condition: &Tensor,
+    a: Operand,
+    b: Operand,
+    out: Option<&Tensor>,
+) -> Result<Tensor> {
     if crate::autograd::recording() {
-        return crate::autograd::elementwise::where_op(condition, a.into(), b.into(), out);
+        return crate::autograd::elementwise::where_op(condition, a, b, out);
     }
-    let (a, b): (Operand, Operand) = (a.into(), b.into());
     let (a_in, b_in) = (a.input(), b.input());
     let dtype = result_type(&[a_in.participant(), b_in.participant()]);
     if !dtype.is_reduced_float() {
