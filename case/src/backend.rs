@@ -204,10 +204,10 @@ impl Capabilities {
         let d = &self.declines;
         let call = &case.call;
         let op = lookup(&call.fn_);
-        if let Some((_, form)) = op {
-            if d.forms.contains(Declines::form_name(form)) {
-                return Some(format!("declines the {} form", Declines::form_name(form)));
-            }
+        if let Some((_, form)) = op
+            && d.forms.contains(Declines::form_name(form))
+        {
+            return Some(format!("declines the {} form", Declines::form_name(form)));
         }
         if !d.kwargs.is_empty() {
             let declined: BTreeSet<&str> = d
@@ -221,10 +221,11 @@ impl Capabilities {
             }
         }
         let elementwise = op.is_some_and(|(op, _)| op.family.is_elementwise());
-        if d.python_numbers && elementwise {
-            if let Some(which) = python_number_operand(case) {
-                return Some(format!("declines Python-number operands ({which})"));
-            }
+        if d.python_numbers
+            && elementwise
+            && let Some(which) = python_number_operand(case)
+        {
+            return Some(format!("declines Python-number operands ({which})"));
         }
         if d.huge_results && case.tags.iter().any(|t| t == crate::HUGE_RESULT_TAG) {
             return Some(format!(
@@ -246,15 +247,15 @@ impl Capabilities {
                 ));
             }
         }
-        if d.stride_dependent {
-            if let Some(why) = stride_dependent(case) {
-                return Some(format!("declines stride-dependent outcomes ({why})"));
-            }
+        if d.stride_dependent
+            && let Some(why) = stride_dependent(case)
+        {
+            return Some(format!("declines stride-dependent outcomes ({why})"));
         }
-        if d.strided_inputs {
-            if let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain_view(t)) {
-                return Some(format!("declines strided inputs (tensor {name})"));
-            }
+        if d.strided_inputs
+            && let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain_view(t))
+        {
+            return Some(format!("declines strided inputs (tensor {name})"));
         }
         None
     }
@@ -321,10 +322,10 @@ fn python_number_operand(case: &Case) -> Option<String> {
 fn stride_dependent(case: &Case) -> Option<String> {
     let call = &case.call;
     let (op, form) = lookup(&call.fn_)?;
-    if STRIDE_DEPENDENT_OPS.contains(&op.name) {
-        if let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain_view(t)) {
-            return Some(format!("{} of the strided view {name}", call.fn_));
-        }
+    if STRIDE_DEPENDENT_OPS.contains(&op.name)
+        && let Some((name, _)) = case.tensors.iter().find(|(_, t)| !plain_view(t))
+    {
+        return Some(format!("{} of the strided view {name}", call.fn_));
     }
     let written = match (form, call.kwargs.get("out"), call.args.first()) {
         (_, Some(Arg::Tensor(out)), _) => Some(out),

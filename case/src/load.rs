@@ -213,13 +213,13 @@ fn decode_case(text: &str) -> Result<Case, String> {
         expect: Option<std::collections::BTreeMap<Cow<'a, str>, IgnoredAny>>,
     }
     // serde takes the first key of an enum's object; a second outcome must not pass unseen.
-    if let Ok(Expect { expect: Some(keys) }) = serde_json::from_str::<Expect>(text) {
-        if keys.len() != 1 {
-            let names: Vec<&str> = keys.keys().map(|k| k.as_ref()).collect();
-            return Err(format!(
-                "`expect` must hold exactly one outcome (`ok` or `error`), not {names:?}"
-            ));
-        }
+    if let Ok(Expect { expect: Some(keys) }) = serde_json::from_str::<Expect>(text)
+        && keys.len() != 1
+    {
+        let names: Vec<&str> = keys.keys().map(|k| k.as_ref()).collect();
+        return Err(format!(
+            "`expect` must hold exactly one outcome (`ok` or `error`), not {names:?}"
+        ));
     }
     let case: Case = serde_json::from_str(text).map_err(|e| e.to_string())?;
     if case.expect.is_none() {
@@ -321,13 +321,13 @@ pub fn check_schema(case: &Case, schema: u32) -> Result<(), String> {
         ));
     }
     for name in case.dtype_names() {
-        if let Some(d) = DType::from_name(name) {
-            if d.since_schema() > schema {
-                return Err(format!(
-                    "dtype {name} needs schema {} (the file says {schema})",
-                    d.since_schema()
-                ));
-            }
+        if let Some(d) = DType::from_name(name)
+            && d.since_schema() > schema
+        {
+            return Err(format!(
+                "dtype {name} needs schema {} (the file says {schema})",
+                d.since_schema()
+            ));
         }
     }
     Ok(())
@@ -599,13 +599,13 @@ pub fn validate_case(case: &Case) -> Result<(), String> {
         }
     }
     for (name, spec) in &case.storages {
-        if let Some(f) = &spec.fill {
-            if f.len > MAX_FIXTURE_STORAGE {
-                return Err(format!(
-                    "storage {name}: {} elements is more than a fixture may hold",
-                    f.len
-                ));
-            }
+        if let Some(f) = &spec.fill
+            && f.len > MAX_FIXTURE_STORAGE
+        {
+            return Err(format!(
+                "storage {name}: {} elements is more than a fixture may hold",
+                f.len
+            ));
         }
     }
     let mut lens = std::collections::BTreeMap::new();

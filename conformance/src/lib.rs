@@ -3,6 +3,8 @@
 //! Fixtures (see `fixtures/README.md`) hold cases labelled by real PyTorch; a [`Backend`](backend::Backend)
 //! runs them; the runner compares, level by level, and names every difference.
 
+// As in bcast-engine: the body of an `unsafe fn` is an unsafe context (the 2021 edition's rule).
+#![allow(unsafe_op_in_unsafe_fn)]
 pub mod backend;
 pub mod case;
 pub mod compare;

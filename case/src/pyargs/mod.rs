@@ -149,11 +149,10 @@ pub fn check_call(case: &Case) -> Result<Option<Accepted>, PyArgError> {
     let (Some(values), Some(kwargs)) = (values, kwargs) else {
         return Ok(None);
     };
-    if let ([only], Some(method)) = (sigs, call.fn_.strip_prefix("Tensor.")) {
-        if only.params.is_empty() {
-            return no_args_method(method, values.len().saturating_sub(1), kwargs.len())
-                .map(|()| None);
-        }
+    if let ([only], Some(method)) = (sigs, call.fn_.strip_prefix("Tensor."))
+        && only.params.is_empty()
+    {
+        return no_args_method(method, values.len().saturating_sub(1), kwargs.len()).map(|()| None);
     }
     let args = if call.fn_.starts_with("Tensor.") {
         match values.split_first() {

@@ -168,10 +168,10 @@ pub fn adapters_python() -> Option<PathBuf> {
 /// The python that runs one of [`PYTHON_ADAPTERS`]: for JAX and array-api-strict the venv of
 /// `scripts/setup-adapters.sh` when there is one, else (and for the others) `python`.
 pub fn python_for_adapter(script: &str, python: Option<&Path>) -> Option<PathBuf> {
-    if SEPARATE_VENV_ADAPTERS.contains(&script) {
-        if let Some(own) = adapters_python() {
-            return Some(own);
-        }
+    if SEPARATE_VENV_ADAPTERS.contains(&script)
+        && let Some(own) = adapters_python()
+    {
+        return Some(own);
     }
     python.map(Path::to_path_buf)
 }

@@ -102,11 +102,11 @@ pub fn run_suite_jobs(
     let work = |backend: &mut dyn Backend, emit: &mut dyn FnMut(Entry)| {
         let mut timeouts = TimeoutStreak::new(options.max_consecutive_timeouts);
         while !stop.load(Ordering::SeqCst) {
-            if let Some(deadline) = options.deadline {
-                if began.elapsed() >= deadline {
-                    halt(&stop, &stopped, Stopped::Deadline(deadline));
-                    break;
-                }
+            if let Some(deadline) = options.deadline
+                && began.elapsed() >= deadline
+            {
+                halt(&stop, &stopped, Stopped::Deadline(deadline));
+                break;
             }
             let index = next.fetch_add(1, Ordering::SeqCst);
             let Some(loaded) = cases.get(index) else {

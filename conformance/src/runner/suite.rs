@@ -309,11 +309,11 @@ pub fn run_suite(
     let mut timeouts = TimeoutStreak::new(options.max_consecutive_timeouts);
     let mut stopped = None;
     for (index, loaded) in cases.iter().enumerate() {
-        if let Some(deadline) = options.deadline {
-            if began.elapsed() >= deadline {
-                stopped = Some(Stopped::Deadline(deadline));
-                break;
-            }
+        if let Some(deadline) = options.deadline
+            && began.elapsed() >= deadline
+        {
+            stopped = Some(Stopped::Deadline(deadline));
+            break;
         }
         let entry = judge(backend, index, loaded, options);
         let too_many = timeouts.after(&entry.report.verdict);

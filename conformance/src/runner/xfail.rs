@@ -145,11 +145,11 @@ impl XfailEntry {
             return Ok(None);
         }
         let mut reason = None;
-        if let Some((pattern, last)) = body.rsplit_once(char::is_whitespace) {
-            if let Some(r) = last.strip_prefix("reason=") {
-                reason = Some(Reason::parse(r)?);
-                body = pattern.trim_end();
-            }
+        if let Some((pattern, last)) = body.rsplit_once(char::is_whitespace)
+            && let Some(r) = last.strip_prefix("reason=")
+        {
+            reason = Some(Reason::parse(r)?);
+            body = pattern.trim_end();
         }
         Ok(Some(XfailEntry {
             pattern: IdPattern::parse(body)?,

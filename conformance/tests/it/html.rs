@@ -48,10 +48,10 @@ impl Backend for Wrong {
             }));
         }
         let mut outcome = ReferenceBackend.run(case)?;
-        if let Outcome::Ok(ok) = &mut outcome {
-            if let ResultValue::Tensor(t) = &mut ok.result {
-                t.strides.iter_mut().for_each(|s| *s += 1);
-            }
+        if let Outcome::Ok(ok) = &mut outcome
+            && let ResultValue::Tensor(t) = &mut ok.result
+        {
+            t.strides.iter_mut().for_each(|s| *s += 1);
         }
         Ok(outcome)
     }

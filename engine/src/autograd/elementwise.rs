@@ -143,10 +143,10 @@ pub fn check_autograd_call(
     if !super::recording() {
         return Ok(());
     }
-    if let Some(o) = out {
-        if requires_grad(o) || inputs.iter().any(requires_grad) {
-            return Err(out_error(aten));
-        }
+    if let Some(o) = out
+        && (requires_grad(o) || inputs.iter().any(requires_grad))
+    {
+        return Err(out_error(aten));
     }
     if let Some(t) = target {
         check_inplace(t)?;
@@ -261,10 +261,8 @@ pub(crate) fn unary_op(op: UnaryOp, x: &Tensor, out: Option<&Tensor>) -> Result<
         return below(|| unary(op, x, out));
     }
     let result = below(|| unary(op, x, None))?;
-    if any {
-        if let Some(node) = unary_node(op, x, &result, x.clone()) {
-            record(node, std::slice::from_ref(&result));
-        }
+    if any && let Some(node) = unary_node(op, x, &result, x.clone()) {
+        record(node, std::slice::from_ref(&result));
     }
     Ok(result)
 }
@@ -309,10 +307,8 @@ pub(crate) fn round_decimals_op(x: &Tensor, decimals: i64, out: Option<&Tensor>)
         return below(|| ops::round_decimals(x, decimals, out));
     }
     let result = below(|| ops::round_decimals(x, decimals, None))?;
-    if any {
-        if let Some(node) = round_decimals_node(x, &result) {
-            record(node, std::slice::from_ref(&result));
-        }
+    if any && let Some(node) = round_decimals_node(x, &result) {
+        record(node, std::slice::from_ref(&result));
     }
     Ok(result)
 }

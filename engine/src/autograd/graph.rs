@@ -295,13 +295,14 @@ impl Graph {
         if next.iter().all(Option::is_none) {
             return;
         }
-        if !in_place && self.forward_error.is_none() {
-            if let Some(out) = outputs.iter().find(|o| !differentiable(o.dtype())) {
-                self.forward_error = Some(Error::runtime(format!(
-                    "Autograd not support dtype: {}",
-                    out.dtype().scalar_type_name()
-                )));
-            }
+        if !in_place
+            && self.forward_error.is_none()
+            && let Some(out) = outputs.iter().find(|o| !differentiable(o.dtype()))
+        {
+            self.forward_error = Some(Error::runtime(format!(
+                "Autograd not support dtype: {}",
+                out.dtype().scalar_type_name()
+            )));
         }
         let id = self.nodes.len();
         let mut vars = Vec::new();

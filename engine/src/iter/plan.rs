@@ -116,7 +116,7 @@ impl Plan {
             .shape
             .iter()
             .zip(strides)
-            .filter(|(&n, _)| n > 1)
+            .filter(|&(&n, _)| n > 1)
             .map(|(&n, &s)| (s, n))
             .collect();
         dims.sort_unstable();

@@ -138,17 +138,17 @@ impl IterSetup {
             compute_shape(&shapes)?
         };
         let mut will_resize = false;
-        if let Some(o) = out {
-            if o.shape() != shape.as_slice() {
-                if config.resize_outputs && !read_write {
-                    will_resize = true;
-                } else {
-                    return Err(Error::runtime(format!(
-                        "output with shape {} doesn't match the broadcast shape {}",
-                        format_shape(o.shape()),
-                        format_shape(&shape)
-                    )));
-                }
+        if let Some(o) = out
+            && o.shape() != shape.as_slice()
+        {
+            if config.resize_outputs && !read_write {
+                will_resize = true;
+            } else {
+                return Err(Error::runtime(format!(
+                    "output with shape {} doesn't match the broadcast shape {}",
+                    format_shape(o.shape()),
+                    format_shape(&shape)
+                )));
             }
         }
         Ok(IterSetup {
@@ -214,13 +214,14 @@ impl IterSetup {
     /// # Errors
     /// `result type Float can't be cast to the desired output type Long`.
     pub fn check_safe_cast(&self, common: DType) -> Result<()> {
-        if let Some(o) = &self.output.given {
-            if o.dtype() != common && !common.can_cast_to(o.dtype()) {
-                return Err(cast_refused(
-                    common.scalar_type_name(),
-                    o.dtype().scalar_type_name(),
-                ));
-            }
+        if let Some(o) = &self.output.given
+            && o.dtype() != common
+            && !common.can_cast_to(o.dtype())
+        {
+            return Err(cast_refused(
+                common.scalar_type_name(),
+                o.dtype().scalar_type_name(),
+            ));
         }
         Ok(())
     }
@@ -232,14 +233,14 @@ impl IterSetup {
     /// # Errors
     /// When the temporary cannot be allocated.
     pub fn compute_output_in(&mut self, dtype: DType) -> Result<()> {
-        if let Some(o) = &self.output.given {
-            if o.dtype() != dtype {
-                self.output.temp = Some(alloc::empty_in_format(
-                    o.shape(),
-                    &crate::layout::contiguous_strides(o.shape()),
-                    dtype,
-                )?);
-            }
+        if let Some(o) = &self.output.given
+            && o.dtype() != dtype
+        {
+            self.output.temp = Some(alloc::empty_in_format(
+                o.shape(),
+                &crate::layout::contiguous_strides(o.shape()),
+                dtype,
+            )?);
         }
         Ok(())
     }

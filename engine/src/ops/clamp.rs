@@ -143,15 +143,15 @@ fn fill_nan(iter: &Iter, dtype: DType) -> Result<()> {
 #[inline]
 fn clamp_value<T: Copy>(a: T, lo: Option<T>, hi: Option<T>, less: impl Fn(T, T) -> bool) -> T {
     let mut r = a;
-    if let Some(lo) = lo {
-        if less(r, lo) {
-            r = lo;
-        }
+    if let Some(lo) = lo
+        && less(r, lo)
+    {
+        r = lo;
     }
-    if let Some(hi) = hi {
-        if less(hi, r) {
-            r = hi;
-        }
+    if let Some(hi) = hi
+        && less(hi, r)
+    {
+        r = hi;
     }
     r
 }

@@ -381,7 +381,7 @@ mod tests {
             bad += inputs
                 .iter()
                 .zip(&out)
-                .filter(|(&x, &y)| !same(expf(x), y))
+                .filter(|&(&x, &y)| !same(expf(x), y))
                 .count();
             if seen == 0 {
                 let mut in_place = inputs[..1003].to_vec();

@@ -36,13 +36,13 @@ use crate::{DType, Element, Error, Result, Scalar, Tensor};
 /// (`needs_dynamic_casting`).
 pub(crate) fn ldexp(x: &IterInput, e: &IterInput, out: Option<&Tensor>) -> Result<Tensor> {
     let (xt, et) = (x.as_tensor(), e.as_tensor());
-    if let Some(o) = out {
-        if is_integral_or_bool(o.dtype()) {
-            return Err(Error::runtime(format!(
-                "ldexp can't be cast to the desired output type {}",
-                o.dtype().scalar_type_name()
-            )));
-        }
+    if let Some(o) = out
+        && is_integral_or_bool(o.dtype())
+    {
+        return Err(Error::runtime(format!(
+            "ldexp can't be cast to the desired output type {}",
+            o.dtype().scalar_type_name()
+        )));
     }
     let int_exponent = is_integral_or_bool(et.dtype()) && xt.dtype().is_floating();
     if int_exponent {

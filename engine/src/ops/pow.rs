@@ -276,19 +276,19 @@ pub fn float_power(
     in_place: bool,
 ) -> Result<Tensor> {
     let dtype = float_power_dtype(&base, &exponent);
-    if let Some(o) = out {
-        if o.dtype() != dtype {
-            let what = if in_place {
-                "the base given to float_power_"
-            } else {
-                "the output given to float_power"
-            };
-            return Err(Error::runtime(format!(
-                "{what} has dtype {} but the operation's result requires dtype {}",
-                o.dtype().scalar_type_name(),
-                dtype.scalar_type_name()
-            )));
-        }
+    if let Some(o) = out
+        && o.dtype() != dtype
+    {
+        let what = if in_place {
+            "the base given to float_power_"
+        } else {
+            "the output given to float_power"
+        };
+        return Err(Error::runtime(format!(
+            "{what} has dtype {} but the operation's result requires dtype {}",
+            o.dtype().scalar_type_name(),
+            dtype.scalar_type_name()
+        )));
     }
     match (base, exponent) {
         (Operand::Tensor(b), Operand::Tensor(e)) => binary_inputs(

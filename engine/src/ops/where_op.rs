@@ -58,14 +58,14 @@ fn where_operands(
         }
     }
     let (a, b) = (a_in, b_in);
-    if let Some(o) = out {
-        if o.dtype() != dtype {
-            return Err(Error::runtime(format!(
-                "Expected out type to be {} but got {}",
-                dtype.scalar_type_name(),
-                o.dtype().scalar_type_name()
-            )));
-        }
+    if let Some(o) = out
+        && o.dtype() != dtype
+    {
+        return Err(Error::runtime(format!(
+            "Expected out type to be {} but got {}",
+            dtype.scalar_type_name(),
+            o.dtype().scalar_type_name()
+        )));
     }
     // torch converts a `uint8` condition to `bool` (a copy, so it never overlaps `out`).
     let converted;

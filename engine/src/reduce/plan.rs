@@ -63,7 +63,7 @@ impl ReducePlan {
                 .iter()
                 .zip(layout.strides())
                 .zip(mask)
-                .filter(|(_, &m)| m == reduced)
+                .filter(|&(_, &m)| m == reduced)
                 .map(|((&size, &stride), _)| (size, stride))
                 .unzip()
         };
@@ -90,7 +90,7 @@ impl ReducePlan {
                 .shape()
                 .iter()
                 .zip(mask)
-                .filter(|(_, &m)| m == reduced)
+                .filter(|&(_, &m)| m == reduced)
                 .map(|(&size, _)| size)
                 .collect()
         };

@@ -182,7 +182,7 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         .shape()
         .iter()
         .zip(&mask)
-        .filter(|(_, &m)| m)
+        .filter(|&(_, &m)| m)
         .map(|(&s, _)| s as f64)
         .product::<f64>();
     if out == DType::Complex32 {

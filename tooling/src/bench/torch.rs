@@ -17,7 +17,10 @@ impl TorchPeer {
     /// this before any other use of libtorch).
     pub fn new(huge_pages: bool) -> TorchPeer {
         if huge_pages {
-            std::env::set_var("THP_MEM_ALLOC_ENABLE", "1");
+            // SAFETY: no other thread reads the environment meanwhile: `bench::peers` makes
+            // this peer before the benchmark's first call, so neither libtorch nor the
+            // engine's pool has started a thread yet.
+            unsafe { std::env::set_var("THP_MEM_ALLOC_ENABLE", "1") };
         }
         TorchPeer
     }

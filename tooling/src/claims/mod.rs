@@ -182,19 +182,19 @@ pub fn discrepancies(claim: &Claim, expect: &Outcome) -> Vec<Discrepancy> {
 
 fn error_fields(claim: &Claim, e: &ErrorOutcome) -> Vec<Discrepancy> {
     let mut out = Vec::new();
-    if let Some(t) = &claim.error_type {
-        if *t != e.kind {
-            out.push(found("error_type", t.clone(), e.kind.clone()));
-        }
+    if let Some(t) = &claim.error_type
+        && *t != e.kind
+    {
+        out.push(found("error_type", t.clone(), e.kind.clone()));
     }
-    if let Some(m) = &claim.message {
-        if *m != e.message {
-            out.push(found(
-                "message",
-                format!("{m:?}"),
-                format!("{:?}", e.message),
-            ));
-        }
+    if let Some(m) = &claim.message
+        && *m != e.message
+    {
+        out.push(found(
+            "message",
+            format!("{m:?}"),
+            format!("{:?}", e.message),
+        ));
     }
     out
 }
@@ -229,10 +229,10 @@ fn ok_fields(claim: &Claim, ok: &OkOutcome) -> Vec<Discrepancy> {
             out.push(found("shape", claim_shape_text(shape), text));
         }
     }
-    if let Some(values) = &claim.values {
-        if let Some(d) = values_field(values, &ok.result) {
-            out.push(d);
-        }
+    if let Some(values) = &claim.values
+        && let Some(d) = values_field(values, &ok.result)
+    {
+        out.push(d);
     }
     let tensors = tensors_of(&ok.result);
     if let Some(strides) = &claim.strides {

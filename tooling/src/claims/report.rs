@@ -67,10 +67,10 @@ pub fn build_report(cases: &[LoadedCase]) -> ClaimReport {
             ..DocCounts::default()
         });
         counts.cases += 1;
-        if let Some(v) = &loaded.torch_version {
-            if !versions.contains(v) {
-                versions.push(v.clone());
-            }
+        if let Some(v) = &loaded.torch_version
+            && !versions.contains(v)
+        {
+            versions.push(v.clone());
         }
         let (Some(claim), Some(expect)) = (&case.doc, &case.expect) else {
             continue;

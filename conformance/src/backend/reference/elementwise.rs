@@ -58,10 +58,10 @@ fn parse(name: &str) -> Option<(Form, Op)> {
     } else {
         return None;
     };
-    if let Op::Binary(b) = op {
-        if !binary_has_form(b, form) {
-            return None;
-        }
+    if let Op::Binary(b) = op
+        && !binary_has_form(b, form)
+    {
+        return None;
     }
     Some((form, op))
 }

@@ -272,10 +272,8 @@ impl Backend for SubprocessBackend {
                 clip_text(&why)
             ))),
             Err((kind, why, restart)) => {
-                if restart {
-                    if let Some(mut process) = self.process.take() {
-                        process.kill();
-                    }
+                if restart && let Some(mut process) = self.process.take() {
+                    process.kill();
                 }
                 let restarted = if restart { "; restarting it" } else { "" };
                 Err(BackendFailure::new(

@@ -653,10 +653,10 @@ fn copy_(a: &TchArgs) -> CallResult {
         Operand::Tensor(t) => t,
         Operand::Number(n) => n.wrapped()?,
     };
-    if let Some(arg) = a.param(2, "non_blocking") {
-        if !matches!(arg, Arg::Bool(false)) {
-            return unsupported("Tensor.copy_: non_blocking on the CPU");
-        }
+    if let Some(arg) = a.param(2, "non_blocking")
+        && !matches!(arg, Arg::Bool(false))
+    {
+        return unsupported("Tensor.copy_: non_blocking on the CPU");
     }
     x.f_copy_(&src)?;
     Ok(TchValue::Tensor(x))

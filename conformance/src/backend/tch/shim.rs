@@ -8,7 +8,7 @@ use tch::Tensor;
 mod ffi {
     use std::ffi::{c_char, c_int, c_void};
 
-    extern "C" {
+    unsafe extern "C" {
         pub fn bcast_tch_reset_exception_class();
         pub fn bcast_tch_last_exception_class() -> *const c_char;
         pub fn bcast_tch_throw_hook_active() -> c_int;

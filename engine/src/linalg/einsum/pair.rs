@@ -43,12 +43,12 @@ pub(super) fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize])
             ro_size = ro_size.wrapping_mul(right.shape()[i] as i64);
         }
     }
-    if let (Some(&lo_first), Some(&ro_last)) = (lo.first(), ro.last()) {
-        if ro_last < lo_first {
-            std::mem::swap(&mut left, &mut right);
-            std::mem::swap(&mut lo, &mut ro);
-            std::mem::swap(&mut lo_size, &mut ro_size);
-        }
+    if let (Some(&lo_first), Some(&ro_last)) = (lo.first(), ro.last())
+        && ro_last < lo_first
+    {
+        std::mem::swap(&mut left, &mut right);
+        std::mem::swap(&mut lo, &mut ro);
+        std::mem::swap(&mut lo_size, &mut ro_size);
     }
     let mut out_size: Vec<i64> = Vec::with_capacity(ndim);
     out_size.extend(lro.iter().map(|&d| left.shape()[d] as i64));
