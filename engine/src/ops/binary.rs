@@ -393,7 +393,7 @@ fn binary_in_place(op: BinaryOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     if op == BinaryOp::FloatPower {
         return float_power(Operand::Tensor(a.clone()), b, Some(a), true);
     }
-    binary(op, a, b, Some(a))
+    binary_operands(op, a.into(), b, Some(a))
 }
 
 /// torch's `heaviside` checks, before broadcasting: no complex operand (the output

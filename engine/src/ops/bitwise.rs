@@ -123,12 +123,7 @@ fn bitwise_operands(op: BitwiseOp, a: Operand, b: Operand, out: Option<&Tensor>)
 /// # Errors
 /// As for [`bitwise`], with `a` as the output.
 pub fn bitwise_(op: BitwiseOp, a: &Tensor, b: impl Into<Operand>) -> Result<Tensor> {
-    bitwise_in_place(op, a, b.into())
-}
-
-/// [`bitwise_`] with its operands converted (compiled once, not once per caller's types).
-fn bitwise_in_place(op: BitwiseOp, a: &Tensor, b: Operand) -> Result<Tensor> {
-    bitwise(op, a, b, Some(a))
+    bitwise_operands(op, a.into(), b.into(), Some(a))
 }
 
 fn run(op: BitwiseOp, iter: &Iter, dtype: DType) -> Result<()> {

@@ -218,5 +218,5 @@ fn compare_in_place(op: CompareOp, a: &Tensor, b: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::elementwise::compare_op_(op, a, b);
     }
-    compare(op, a, b, Some(a))
+    compare_operands(op, a.into(), b, Some(a))
 }

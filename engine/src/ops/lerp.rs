@@ -49,7 +49,6 @@ fn lerp_operands(
     if crate::autograd::recording() {
         return crate::autograd::ternary::lerp(x, end, weight, out);
     }
-    let weight = weight;
     check_dtype(x, end, "end")?;
     let (inputs, promote) = match &weight {
         Operand::Number(_) => (vec![IterInput::tensor(x), IterInput::tensor(end)], true),
@@ -134,7 +133,7 @@ fn lerp_in_place(x: &Tensor, end: &Tensor, weight: Operand) -> Result<Tensor> {
     if crate::autograd::recording() {
         return crate::autograd::ternary::lerp_(x, end, weight);
     }
-    lerp(x, end, weight, Some(x))
+    lerp_operands(x, end, weight, Some(x))
 }
 
 fn check_dtype(x: &Tensor, other: &Tensor, name: &str) -> Result<()> {

@@ -37,7 +37,7 @@ fn masked_fill_operands(x: &Tensor, mask: &Tensor, value: Operand) -> Result<Ten
     let sizes: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
     let result = alloc::empty(&sizes, x.dtype())?;
     loops::copy_into(&result, &x.expand(&sizes)?)?;
-    masked_fill_(&result, mask, value)
+    masked_fill_in_place(&result, mask, value)
 }
 
 /// `x.masked_fill_(mask, value)`.
