@@ -183,6 +183,11 @@ impl<const N: usize> Rows<N> for CastOnLoad<'_, N> {
             }
         }
     }
+    /// The same chunks: `inner` picks its own walk ([`Rows::rows`]).
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; N], rect: &Rect<N>) {
+        self.body(ptr, rect, false)
+    }
 }
 
 #[cfg(test)]

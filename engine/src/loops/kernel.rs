@@ -36,11 +36,25 @@ pub(crate) trait Rows<const N: usize>: Sync {
     /// As for [`Rows::rows`].
     unsafe fn body(&self, ptr: [*mut u8; N], rect: &Rect<N>, stream: bool);
 
+    /// The walk `rect` element by element, in order, with no fast rows: the values
+    /// [`Rows::body`] gives (a stride-0 input read once per row, before it, as the fast rows
+    /// read it). `body` runs its strided rows through it, and x86-64 processors without AVX2,
+    /// FMA and F16C run the whole walk through it, so that the fast rows are compiled once
+    /// (for AVX2), not a second time for processors that are rarely met. Its index is hidden
+    /// from the optimiser ([`overlapping`]): its steps are known only at run time, and
+    /// vectorising it would only add, in every kernel, copies for the steps of 1 that the fast
+    /// rows take first.
+    ///
+    /// # Safety
+    /// As for [`Rows::rows`].
+    unsafe fn each(&self, ptr: [*mut u8; N], rect: &Rect<N>);
+
     /// Runs the walk `rect` with operand `k`'s first element at `ptr[k]`; with `stream`,
     /// contiguous rows of an output no input shares are written with non-temporal stores.
     /// On x86-64 processors with AVX2, FMA and F16C the loop runs as compiled for them (wider
     /// vectors; the same IEEE operations, so the same bits: an explicit `mul_add` becomes one
-    /// instruction instead of a call, and nothing else is fused).
+    /// instruction instead of a call, and nothing else is fused); on other x86-64 processors
+    /// it runs [`Rows::each`], the same values one element at a time.
     ///
     /// # Safety
     /// Every position reached lies inside an allocation of the operand's element type, the
@@ -54,7 +68,7 @@ pub(crate) trait Rows<const N: usize>: Sync {
         {
             rows_avx2(self, ptr, rect, stream);
         } else {
-            self.body(ptr, rect, stream);
+            self.each(ptr, rect);
         }
         #[cfg(not(target_arch = "x86_64"))]
         self.body(ptr, rect, stream);
@@ -104,6 +118,20 @@ fn same<X: 'static, R: 'static>(o: *const R, x: *const X) -> bool {
 #[inline(always)]
 fn overlapping(i: usize) -> usize {
     std::hint::black_box(i)
+}
+
+/// Element `i` of an input row that moves `step` elements per element; a stride-0 input is
+/// read once, here, before the row (so an output written meanwhile does not change it).
+///
+/// # Safety
+/// The positions read lie inside an allocation of `T`.
+#[inline(always)]
+unsafe fn reader<T: Copy>(p: *const T, step: usize) -> impl Fn(usize) -> T {
+    let first = (step == 0).then(|| p.read());
+    move |i| match first {
+        Some(v) => v,
+        None => p.add(i * step).read(),
+    }
 }
 
 /// `o[i] = g(x[i])` over `len` contiguous elements.
@@ -245,11 +273,20 @@ where
             match rect.step {
                 [1, 1] => map_contiguous(o, a, len, stream, f),
                 [1, 0] => fill(o, len, stream, f(a.read())),
-                [so, sa] => {
-                    for i in 0..len {
-                        o.add(i * so).write(f(a.add(i * sa).read()));
-                    }
-                }
+                _ => self.each([o.cast(), a as *mut u8], &one_row(rect)),
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; 2], rect: &Rect<2>) {
+        let [so, sa] = rect.step;
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+            let a = reader((ptr[1] as *const A).add(r * rect.row_step[1]), sa);
+            for i in 0..rect.len {
+                let i = overlapping(i);
+                o.add(i * so).write((self.f)(a(i)));
             }
         }
     }
@@ -299,12 +336,21 @@ where
                     map_contiguous(o, y, len, stream, |b| f(xv, b));
                 }
                 [1, 0, 0] => fill(o, len, stream, f(x.read(), y.read())),
-                [so, sx, sy] => {
-                    for i in 0..len {
-                        o.add(i * so)
-                            .write(f(x.add(i * sx).read(), y.add(i * sy).read()));
-                    }
-                }
+                _ => self.each([o.cast(), x as *mut u8, y as *mut u8], &one_row(rect)),
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; 3], rect: &Rect<3>) {
+        let [so, sx, sy] = rect.step;
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+            let x = reader((ptr[1] as *const A).add(r * rect.row_step[1]), sx);
+            let y = reader((ptr[2] as *const B).add(r * rect.row_step[2]), sy);
+            for i in 0..rect.len {
+                let i = overlapping(i);
+                o.add(i * so).write((self.f)(x(i), y(i)));
             }
         }
     }
@@ -350,6 +396,11 @@ where
                     .body([o.cast(), a as *mut u8], &one_row(rect), false),
             }
         }
+    }
+
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; 2], rect: &Rect<2>) {
+        self.plain.each(ptr, rect)
     }
 }
 
@@ -433,6 +484,11 @@ where
                 ),
             }
         }
+    }
+
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; 3], rect: &Rect<3>) {
+        self.plain.each(ptr, rect)
     }
 }
 
@@ -525,12 +581,21 @@ where
                         _ => fill(o, len, false, exact(x.read(), y.read())),
                     }
                 }
-                [so, sx, sy] => {
-                    for i in 0..len {
-                        o.add(i * so)
-                            .write(exact(x.add(i * sx).read(), y.add(i * sy).read()));
-                    }
-                }
+                _ => self.each([o.cast(), x as *mut u8, y as *mut u8], &one_row(rect)),
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; 3], rect: &Rect<3>) {
+        let [so, sx, sy] = rect.step;
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+            let x = reader((ptr[1] as *const A).add(r * rect.row_step[1]), sx);
+            let y = reader((ptr[2] as *const B).add(r * rect.row_step[2]), sy);
+            for i in 0..rect.len {
+                let i = overlapping(i);
+                o.add(i * so).write((self.exact)(x(i), y(i)));
             }
         }
     }
@@ -617,13 +682,22 @@ where
                 [1, sx @ (0 | 1), sy @ (0 | 1)] if apart(o, x, sx) && apart(o, y, sy) => {
                     widened_row(o, x, y, len, sx == 0, sy == 0, g)
                 }
-                [so, sx, sy] => {
-                    for i in 0..len {
-                        let (a, b) = (x.add(i * sx).read(), y.add(i * sy).read());
-                        o.add(i * so)
-                            .write(T::from_f32(g(a.cast::<f32>(), b.cast::<f32>())));
-                    }
-                }
+                _ => self.each([o.cast(), x as *mut u8, y as *mut u8], &one_row(rect)),
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; 3], rect: &Rect<3>) {
+        let [so, sx, sy] = rect.step;
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut T).add(r * rect.row_step[0]);
+            let x = reader((ptr[1] as *const T).add(r * rect.row_step[1]), sx);
+            let y = reader((ptr[2] as *const T).add(r * rect.row_step[2]), sy);
+            for i in 0..rect.len {
+                let i = overlapping(i);
+                let (a, b) = (x(i).cast::<f32>(), y(i).cast::<f32>());
+                o.add(i * so).write(T::from_f32((self.g)(a, b)));
             }
         }
     }
@@ -723,13 +797,32 @@ where
                     ),
                 }
             } else {
-                for i in 0..len {
-                    o.add(i * so).write(f(
-                        x.add(i * sx).read(),
-                        y.add(i * sy).read(),
-                        z.add(i * sz).read(),
-                    ));
-                }
+                self.each(
+                    [o.cast(), x as *mut u8, y as *mut u8, z as *mut u8],
+                    &one_row(rect),
+                );
+            }
+        }
+    }
+
+    /// Unlike the two-input loops, every input is read at each element, a stride-0 one too:
+    /// the fast rows run only where the output shares no byte with any input, so this reads
+    /// what they read.
+    #[inline(always)]
+    unsafe fn each(&self, ptr: [*mut u8; 4], rect: &Rect<4>) {
+        let [so, sx, sy, sz] = rect.step;
+        for r in 0..rect.rows {
+            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+            let x = (ptr[1] as *const A).add(r * rect.row_step[1]);
+            let y = (ptr[2] as *const B).add(r * rect.row_step[2]);
+            let z = (ptr[3] as *const C).add(r * rect.row_step[3]);
+            for i in 0..rect.len {
+                let i = overlapping(i);
+                o.add(i * so).write((self.f)(
+                    x.add(i * sx).read(),
+                    y.add(i * sy).read(),
+                    z.add(i * sz).read(),
+                ));
             }
         }
     }
@@ -760,8 +853,9 @@ mod tests {
 
     /// Runs `kernel` over walks of every fast row kind (contiguous, stride-0 inputs) and a
     /// strided one, three rows of 0 to 1001 elements, on `x` and `y`, each with and without
-    /// `streams`; checks every output element (and that nothing else is written, `fill` staying)
-    /// against `want(x, y)` with `same`.
+    /// `streams`, and element by element ([`Rows::each`], what processors without AVX2 run);
+    /// checks every output element (and that nothing else is written, `fill` staying) against
+    /// `want(x, y)` with `same`.
     fn check_every_row<T: Copy, K: Rows<3>>(
         kernel: &K,
         (x, y): (&[T], &[T]),
@@ -781,23 +875,31 @@ mod tests {
                     rows: 3,
                     row_step: [len * step[0] + 1, len + 2, 5],
                 };
-                let mut out = vec![fill; 4 * 3 * len + 8];
-                let ptr = [
-                    out.as_mut_ptr() as *mut u8,
-                    x.as_ptr() as *mut u8,
-                    y.as_ptr() as *mut u8,
-                ];
-                // SAFETY: every position of the walk lies inside the vectors.
-                unsafe { kernel.rows(ptr, &rect, stream) };
-                let mut expected = vec![fill; out.len()];
+                let mut expected = vec![fill; 4 * 3 * len + 8];
                 for r in 0..3 {
                     for i in 0..len {
                         let at = |k: usize| r * rect.row_step[k] + i * step[k];
                         expected[at(0)] = want(x[at(1)], y[at(2)]);
                     }
                 }
-                let ok = out.iter().zip(&expected).all(|(&a, &b)| same(a, b));
-                assert!(ok, "step {step:?}, stream {stream}, len {len}");
+                for each in [false, true] {
+                    let mut out = vec![fill; expected.len()];
+                    let ptr = [
+                        out.as_mut_ptr() as *mut u8,
+                        x.as_ptr() as *mut u8,
+                        y.as_ptr() as *mut u8,
+                    ];
+                    // SAFETY: every position of the walk lies inside the vectors.
+                    unsafe {
+                        if each {
+                            kernel.each(ptr, &rect)
+                        } else {
+                            kernel.rows(ptr, &rect, stream)
+                        }
+                    };
+                    let ok = out.iter().zip(&expected).all(|(&a, &b)| same(a, b));
+                    assert!(ok, "step {step:?}, stream {stream}, len {len}, each {each}");
+                }
             }
         }
     }
@@ -814,8 +916,9 @@ mod tests {
     }
 
     /// Runs `kernel` in place over `v[..len]` with its first input `v` shifted by `shift`
-    /// elements and its second the one value `scalar`.
-    fn run_shifted<T: Copy, K: Rows<3>>(
+    /// elements and its second the one value `scalar`; then checks that [`Rows::each`] over a
+    /// copy of the original `v` writes the same elements (`T`'s `==`, so NaNs aside).
+    fn run_shifted<T: Copy + PartialEq + std::fmt::Debug, K: Rows<3>>(
         kernel: &K,
         v: &mut [T],
         shift: usize,
@@ -825,22 +928,30 @@ mod tests {
     ) {
         assert!(len + shift <= v.len());
         let scalar = [scalar];
-        let base = v.as_mut_ptr();
-        // SAFETY: positions `0..len + shift` lie inside `v`.
-        unsafe {
-            let ptr = [
-                base as *mut u8,
-                base.add(shift) as *mut u8,
-                scalar.as_ptr() as *mut u8,
-            ];
-            let rect = Rect {
-                len,
-                step: [1, 1, 0],
-                rows: 1,
-                row_step: [0; 3],
-            };
-            kernel.rows(ptr, &rect, stream);
+        let mut by_element = v.to_vec();
+        for (each, v) in [(false, &mut *v), (true, &mut by_element[..])] {
+            let base = v.as_mut_ptr();
+            // SAFETY: positions `0..len + shift` lie inside `v`.
+            unsafe {
+                let ptr = [
+                    base as *mut u8,
+                    base.add(shift) as *mut u8,
+                    scalar.as_ptr() as *mut u8,
+                ];
+                let rect = Rect {
+                    len,
+                    step: [1, 1, 0],
+                    rows: 1,
+                    row_step: [0; 3],
+                };
+                if each {
+                    kernel.each(ptr, &rect)
+                } else {
+                    kernel.rows(ptr, &rect, stream)
+                }
+            }
         }
+        assert_eq!(&v[..], &by_element[..], "each, shift {shift}");
     }
 
     /// A widened row whose stride-0 input is an element of the row it writes uses that
@@ -865,6 +976,20 @@ mod tests {
             kernel.rows(ptr, &rect, false);
         }
         assert!(v.iter().zip(&want).all(|(a, b)| a.0 == b.0), "{v:?}");
+        let mut v: Vec<Half> = (0..40).map(|i| Half::from_f32(i as f32)).collect();
+        let base = v.as_mut_ptr();
+        // SAFETY: as above.
+        unsafe {
+            let ptr = [base as *mut u8, base as *mut u8, base.add(5) as *mut u8];
+            let rect = Rect {
+                len: 40,
+                step: [1, 1, 0],
+                rows: 1,
+                row_step: [0; 3],
+            };
+            kernel.each(ptr, &rect);
+        }
+        assert!(v.iter().zip(&want).all(|(a, b)| a.0 == b.0), "each: {v:?}");
     }
 
     /// The widened float16 loop: every row kind against an element walk in `f32`, values
@@ -976,11 +1101,17 @@ mod tests {
                         expected[at(0)] = f(m[at(1)], x[at(2)], y[at(3)]);
                     }
                 }
-                let same = out
-                    .iter()
-                    .zip(&expected)
-                    .all(|(a, b)| a.to_bits() == b.to_bits());
-                assert!(same, "step {step:?}, len {len}");
+                let same = |out: &[f32]| {
+                    out.iter()
+                        .zip(&expected)
+                        .all(|(a, b)| a.to_bits() == b.to_bits())
+                };
+                assert!(same(&out), "step {step:?}, len {len}");
+                out.fill(f32::NAN);
+                let ptr = [out.as_mut_ptr() as *mut u8, ptr[1], ptr[2], ptr[3]];
+                // SAFETY: as above.
+                unsafe { kernel.each(ptr, &rect) };
+                assert!(same(&out), "each: step {step:?}, len {len}");
             }
         }
     }
@@ -1067,8 +1198,13 @@ mod tests {
                             exp(x[r * rect.row_step[1] + i * step[1]]);
                     }
                 }
-                let ok = out.iter().zip(&want).all(|(&a, &b)| bits(a, b));
-                assert!(ok, "step {step:?}, len {len}");
+                let ok = |out: &[f32]| out.iter().zip(&want).all(|(&a, &b)| bits(a, b));
+                assert!(ok(&out), "step {step:?}, len {len}");
+                out.fill(-1.0);
+                let ptr = [out.as_mut_ptr() as *mut u8, ptr[1]];
+                // SAFETY: as above.
+                unsafe { kernel.each(ptr, &rect) };
+                assert!(ok(&out), "each: step {step:?}, len {len}");
             }
         }
         let mut v = x.clone();
