@@ -20,7 +20,7 @@ use bcast_fuzzing::diff::{
     diff_case_at, regression_case, regression_file, shared_levels, DiffVerdict, Side,
 };
 use bcast_fuzzing::fallback::FallbackOracle;
-use bcast_fuzzing::gen::{
+use bcast_fuzzing::generators::{
     draw_dtypes, drawn_dtypes, families, find_family, generate, Family, AGREED_DTYPES, GEN_DTYPES,
 };
 use bcast_fuzzing::shrink::shrink;

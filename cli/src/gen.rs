@@ -1,6 +1,6 @@
 //! `bcast gen`: generated cases, unlabelled, as JSON lines.
 
-use bcast_fuzzing::gen::{families, find_family, generate};
+use bcast_fuzzing::generators::{families, find_family, generate};
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;

@@ -6,7 +6,7 @@
 //! ```
 //! use bcast_conformance::backend::reference::ReferenceBackend;
 //! use bcast_fuzzing::diff::{diff_case, DiffVerdict};
-//! use bcast_fuzzing::gen::{find_family, generate};
+//! use bcast_fuzzing::generators::{find_family, generate};
 //! let case = generate(find_family("expand").unwrap(), 1, 0);
 //! // The engine against itself always agrees.
 //! let run = diff_case(&mut ReferenceBackend, &mut ReferenceBackend, &case);
@@ -253,7 +253,7 @@ pub fn regression_file(cases: Vec<Case>, torch_version: &str, generator: &str) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::{find_family, generate};
+    use crate::generators::{find_family, generate};
     use bcast_conformance::backend::reference::ReferenceBackend;
     use bcast_conformance::backend::{BackendFailure, Capabilities};
     use bcast_conformance::case::{ErrorOutcome, OkOutcome, ResultValue};

@@ -8,7 +8,7 @@
 //! use bcast_conformance::backend::reference::ReferenceBackend;
 //! use bcast_conformance::backend::Backend;
 //! use bcast_fuzzing::fallback::FallbackOracle;
-//! use bcast_fuzzing::gen::{find_family, generate};
+//! use bcast_fuzzing::generators::{find_family, generate};
 //! let mut oracle = FallbackOracle::new(ReferenceBackend, Some(ReferenceBackend));
 //! let case = generate(find_family("expand").unwrap(), 1, 0);
 //! assert!(oracle.run(&case).is_ok());
@@ -135,7 +135,7 @@ mod tests {
     }
 
     fn a_case() -> Case {
-        crate::gen::generate(crate::gen::find_family("expand").unwrap(), 3, 1)
+        crate::generators::generate(crate::generators::find_family("expand").unwrap(), 3, 1)
     }
 
     #[test]

@@ -415,10 +415,10 @@ fn joint_dim_steps(case: &Case, out: &mut Vec<Case>) {
         for n in sizes {
             out.push(with(case, |c| {
                 for t in c.tensors.values_mut() {
-                    if let Some(d) = t.shape.len().checked_sub(back) {
-                        if t.shape[d] > n {
-                            reshape(t, |shape, _| shape[d] = n);
-                        }
+                    if let Some(d) = t.shape.len().checked_sub(back)
+                        && t.shape[d] > n
+                    {
+                        reshape(t, |shape, _| shape[d] = n);
                     }
                 }
             }));
@@ -630,7 +630,7 @@ fn simpler_values(v: Num) -> Vec<Num> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::{find_family, generate};
+    use crate::generators::{find_family, generate};
     use bcast_conformance::backend::reference::run_reference;
     use bcast_conformance::case::{ErrorOutcome, Outcome};
 

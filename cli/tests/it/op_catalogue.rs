@@ -5,7 +5,7 @@
 
 use bcast_conformance::case::{load_dir, LoadedCase, Outcome, ResultValue};
 use bcast_conformance::ops::{all_fn_names, lookup};
-use bcast_fuzzing::gen::{families, generate};
+use bcast_fuzzing::generators::{families, generate};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -15,7 +15,7 @@
 use super::scene::{
     call_is_order_dependent, extra_kernel, number, snapshot, Call, Input, Kernel, Scene,
 };
-use crate::gen::{
+use crate::generators::{
     broadcast_partner, random_dtype, random_shape, views_of_one_storage, CaseBuilder, GenResult,
     ShapeLimits,
 };

@@ -5,7 +5,7 @@
 //! The case also survives a JSON round trip, since the corpus stores cases as JSON.
 
 use super::protocol::round_trips;
-use crate::gen::{forward_families, generate_from_bytes};
+use crate::generators::{forward_families, generate_from_bytes};
 use bcast_conformance::backend::reference::{call_writes, run_reference, MAX_FULL_VALUES};
 use bcast_conformance::backend::{BackendFailure, Level};
 use bcast_conformance::case::NumScalar;

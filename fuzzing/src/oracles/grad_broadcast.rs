@@ -9,7 +9,7 @@
 //! One check draws a case of a broadcasting family (element-wise binary and ternary ops,
 //! `where`, in-place forms, `copy_`, `expand`/`broadcast_to`/`expand_as`,
 //! `broadcast_tensors`, promotion, reflected operators) with its gradients asked for
-//! ([`crate::gen::with_grad`]), runs it through the reference engine's gradient path, then
+//! ([`crate::generators::with_grad`]), runs it through the reference engine's gradient path, then
 //! runs its *twin*: every tensor argument whose shape is not the result's given a storage of
 //! its own holding its elements expanded to the result's shape (a 0-d one kept as it is when
 //! expanding it would change the call's type promotion, since a 0-d tensor promotes as a
@@ -41,7 +41,9 @@
 
 use super::gradcheck::RunGrad;
 use super::materialize::{broadcast_elements, give_own_storage};
-use crate::gen::{consistent_alpha, consistent_remainders, find_family, input_names, with_grad};
+use crate::generators::{
+    consistent_alpha, consistent_remainders, find_family, input_names, with_grad,
+};
 use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{

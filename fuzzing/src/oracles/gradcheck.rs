@@ -3,7 +3,7 @@
 //! `atol` and `rtol`, and for complex inputs in torch's convention (the conjugate Wirtinger
 //! derivative). No torch is needed: the forward is the engine's.
 //!
-//! One check, from a case of the `grad` family ([`crate::gen::grad_case`]):
+//! One check, from a case of the `grad` family ([`crate::generators::grad_case`]):
 //!
 //! 1. **Double precision at a generic point.** Every floating storage becomes `float64`, every
 //!    complex one `complex128` (and so do `dtype=` arguments); each value moves by a jitter
@@ -54,7 +54,7 @@
 //! ```
 
 use super::materialize::{elements, give_own_storage};
-use crate::gen::grad_case;
+use crate::generators::grad_case;
 use arbitrary::Unstructured;
 use bcast_case::ops::Family;
 use bcast_conformance::backend::reference::{run_reference, MAX_FULL_VALUES};

@@ -4,7 +4,7 @@
 //! [`Inputs`]), and a [`Call`] of one engine op on them. Both print as a case, so a finding
 //! can be read and rebuilt.
 
-use crate::gen::{python_number, CaseBuilder, GenResult};
+use crate::generators::{python_number, CaseBuilder, GenResult};
 use arbitrary::Unstructured;
 use bcast_conformance::backend::reference::Inputs;
 use bcast_conformance::case::NumScalar;

@@ -322,7 +322,7 @@ pub fn check(bytes: &[u8]) -> usize {
     else {
         return checked;
     };
-    let Ok(spec) = crate::gen::random_view(&mut u, &shape, true) else {
+    let Ok(spec) = crate::generators::random_view(&mut u, &shape, true) else {
         return checked;
     };
     let storage = Storage::new(bcast_engine::Buffer::from(

@@ -2,7 +2,7 @@
 
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{fixture_json, load_file, schema_for, FixtureFile};
-use bcast_fuzzing::gen::{find_family, generate};
+use bcast_fuzzing::generators::{find_family, generate};
 
 #[test]
 fn written_files_load_back_case_for_case() {

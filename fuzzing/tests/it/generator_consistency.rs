@@ -4,7 +4,7 @@
 //! tolerance as wide as summation order can make its error.
 
 use bcast_conformance::case::{storage_values, Arg, Case};
-use bcast_fuzzing::gen::{find_family, generate};
+use bcast_fuzzing::generators::{find_family, generate};
 
 /// The first `count` cases of `family` at one seed.
 fn cases(family: &str, count: u64) -> impl Iterator<Item = Case> {

@@ -5,7 +5,7 @@
 
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{Arg, Case, Outcome, ResultValue};
-use bcast_fuzzing::gen::{find_family, generate, GRAD_FAMILY, MAX_GRAD_RESULT};
+use bcast_fuzzing::generators::{find_family, generate, GRAD_FAMILY, MAX_GRAD_RESULT};
 
 fn cases(count: u64) -> Vec<Case> {
     let family = find_family(GRAD_FAMILY).expect("the grad family");

@@ -7,7 +7,7 @@
 
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{Case, Num, Outcome};
-use bcast_fuzzing::gen::{find_family, generate, seeded_bytes, GRAD_FAMILY};
+use bcast_fuzzing::generators::{find_family, generate, seeded_bytes, GRAD_FAMILY};
 use bcast_fuzzing::oracles::{grad_broadcast, gradcheck};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -68,14 +68,14 @@ fn a_broadcast_mul() -> Case {
 /// The oracles on a backward made wrong: `a`'s gradient scaled by 1.5.
 fn with_wrong_gradient(case: &Case) -> Result<Outcome, bcast_conformance::backend::BackendFailure> {
     let mut outcome = run_reference(case)?;
-    if let Outcome::Ok(ok) = &mut outcome {
-        if let Some(Some(g)) = ok.grads.as_mut().and_then(|g| g.get_mut("a")) {
-            for v in g.values.iter_mut().flatten() {
-                *v = match *v {
-                    Num::Complex(re, im) => Num::Complex(1.5 * re, 1.5 * im),
-                    v => Num::Float(1.5 * v.to_f64()),
-                };
-            }
+    if let Outcome::Ok(ok) = &mut outcome
+        && let Some(Some(g)) = ok.grads.as_mut().and_then(|g| g.get_mut("a"))
+    {
+        for v in g.values.iter_mut().flatten() {
+            *v = match *v {
+                Num::Complex(re, im) => Num::Complex(1.5 * re, 1.5 * im),
+                v => Num::Float(1.5 * v.to_f64()),
+            };
         }
     }
     Ok(outcome)

@@ -2,7 +2,7 @@
 //! with coverage guidance; `fuzz_regressions.rs` replays their findings through them too).
 //! The plan-against-index-map oracles run in `plan_matches_index_map.rs`.
 
-use bcast_fuzzing::gen::{families, seeded_bytes};
+use bcast_fuzzing::generators::{families, seeded_bytes};
 use bcast_fuzzing::oracles::{decode, generated, inplace, protocol, shapes, view_chain};
 use proptest::prelude::*;
 

@@ -4,7 +4,7 @@
 //! backend ([`oracles::generated`]), where the outcomes (values, strides, errors, every
 //! storage written) must be identical under both loop strategies.
 
-use bcast_fuzzing::gen::{find_family, generate_from_bytes};
+use bcast_fuzzing::generators::{find_family, generate_from_bytes};
 use bcast_fuzzing::oracles::{elementwise, generated};
 use proptest::prelude::*;
 
@@ -24,7 +24,7 @@ proptest! {
 fn elementwise_oracle_checks_most_calls() {
     // Order-dependent calls are skipped; most others must be checked.
     let checked = (0..2000u64)
-        .filter(|&i| elementwise::check(&bcast_fuzzing::gen::seeded_bytes(11, i)[..512]))
+        .filter(|&i| elementwise::check(&bcast_fuzzing::generators::seeded_bytes(11, i)[..512]))
         .count();
     assert!(checked >= 1500, "only {checked} of 2000 calls were checked");
 }

@@ -7,7 +7,7 @@
 use bcast_conformance::backend::reference::run_reference;
 use bcast_conformance::case::{Arg, Case, NumScalar, Outcome, ResultValue};
 use bcast_engine::{Category, DType};
-use bcast_fuzzing::gen::{find_family, generate, generate_from_bytes, GEN_DTYPES};
+use bcast_fuzzing::generators::{find_family, generate, generate_from_bytes, GEN_DTYPES};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The whole enumeration at seed 1.

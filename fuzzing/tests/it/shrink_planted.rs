@@ -9,7 +9,7 @@ use bcast_conformance::backend::reference::ReferenceBackend;
 use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
 use bcast_conformance::case::{validate_case, Arg, Case, Num, Outcome, ResultValue};
 use bcast_fuzzing::diff::{diff_case, DiffVerdict};
-use bcast_fuzzing::gen::{find_family, generate, GRAD_FAMILY};
+use bcast_fuzzing::generators::{find_family, generate, GRAD_FAMILY};
 use bcast_fuzzing::shrink::{candidates, complexity, shrink};
 
 /// The reference engine, except that every result tensor of two or more dims reports its

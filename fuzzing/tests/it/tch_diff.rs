@@ -12,7 +12,7 @@ use bcast_conformance::backend::{Backend, BackendFailure, Capabilities};
 use bcast_conformance::case::{load_paths, validate_case, Case, Outcome, ResultValue};
 use bcast_fuzzing::diff::{diff_case, regression_case, DiffVerdict, Side};
 use bcast_fuzzing::fallback::FallbackOracle;
-use bcast_fuzzing::gen::{find_family, generate, GRAD_FAMILY};
+use bcast_fuzzing::generators::{find_family, generate, GRAD_FAMILY};
 use bcast_fuzzing::shrink::{candidates, complexity, shrink};
 use std::path::Path;
 

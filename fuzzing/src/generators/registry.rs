@@ -1,5 +1,5 @@
 //! The generator families. Each family owns one area of ops; add a family by adding a
-//! module under `gen/` and a row here.
+//! module under `generators/` and a row here.
 
 use super::elementwise::{binary_case, compare_case, unary_case, unary_more_case, where_case};
 use super::inplace::{copy_case, inplace_case};
@@ -215,7 +215,7 @@ pub const GRAD_FAMILY: &str = "grad";
 /// Every family but [`GRAD_FAMILY`].
 ///
 /// ```
-/// use bcast_fuzzing::gen::{families, forward_families, GRAD_FAMILY};
+/// use bcast_fuzzing::generators::{families, forward_families, GRAD_FAMILY};
 /// assert_eq!(forward_families().len() + 1, families().len());
 /// assert!(forward_families().iter().all(|f| f.name != GRAD_FAMILY));
 /// ```

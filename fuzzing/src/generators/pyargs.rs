@@ -5,7 +5,7 @@
 //! a missing one, an unknown keyword, a keyword that repeats a positional argument, `None`.
 //!
 //! ```
-//! use bcast_fuzzing::gen::{find_family, generate};
+//! use bcast_fuzzing::generators::{find_family, generate};
 //! let case = generate(find_family("pyargs").unwrap(), 1, 3);
 //! assert!(bcast_case::pyargs::signatures(&case.call.fn_).is_some());
 //! ```

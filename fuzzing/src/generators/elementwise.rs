@@ -184,7 +184,7 @@ pub fn unary_case(u: &mut Unstructured) -> GenResult<Case> {
 /// twelve dtypes (torch refuses some: `frac` of an integer, `bitwise_not` of a float).
 ///
 /// ```
-/// use bcast_fuzzing::gen::{find_family, generate};
+/// use bcast_fuzzing::generators::{find_family, generate};
 /// let case = generate(find_family("unary_more").unwrap(), 1, 0);
 /// let base = case.call.fn_.rsplit('.').next().unwrap().trim_end_matches('_');
 /// assert!(["exp2", "log1p", "frac", "round", "trunc", "bitwise_not"].contains(&base));
@@ -214,10 +214,10 @@ pub fn binary_case(u: &mut Unstructured) -> GenResult<Case> {
     let op = *u.choose(&BinaryOp::ALL)?;
     let (sa, sb) = shape_pair(u)?;
     let args = binary_args(u, &mut b, op, (&sa, &sb))?;
-    if matches!(op, BinaryOp::Add(_) | BinaryOp::Sub(_)) {
-        if let Some(alpha) = random_alpha(u)? {
-            b.kwarg("alpha", alpha);
-        }
+    if matches!(op, BinaryOp::Add(_) | BinaryOp::Sub(_))
+        && let Some(alpha) = random_alpha(u)?
+    {
+        b.kwarg("alpha", alpha);
     }
     let name = spelling(u, op.name(), &args[0])?;
     Ok(b.finish(&name, args))

@@ -83,10 +83,11 @@ fn draft(u: &mut Unstructured) -> GenResult<Draft> {
         // A label squeezed to 1 (to broadcast) is squeezed at each of its places in the operand.
         let mut squeezed: Vec<u8> = Vec::new();
         for s in &subs {
-            if let Sub::Label(c) = *s {
-                if !squeezed.contains(&c) && u.ratio(1, 10)? {
-                    squeezed.push(c);
-                }
+            if let Sub::Label(c) = *s
+                && !squeezed.contains(&c)
+                && u.ratio(1, 10)?
+            {
+                squeezed.push(c);
             }
         }
         for s in &subs {
@@ -108,10 +109,10 @@ fn draft(u: &mut Unstructured) -> GenResult<Draft> {
     } else {
         let mut used: Vec<u8> = Vec::new();
         for s in inputs.iter().flatten() {
-            if let Sub::Label(c) = *s {
-                if !used.contains(&c) {
-                    used.push(c);
-                }
+            if let Sub::Label(c) = *s
+                && !used.contains(&c)
+            {
+                used.push(c);
             }
         }
         let mut out: Vec<Sub> = Vec::new();
@@ -206,7 +207,7 @@ pub fn einsum_case(u: &mut Unstructured) -> GenResult<Case> {
 /// family keeps its draws, so `einsum.json` stays what its command writes).
 ///
 /// ```
-/// use bcast_fuzzing::gen::floating_einsum_case;
+/// use bcast_fuzzing::generators::floating_einsum_case;
 /// let bytes: Vec<u8> = (0..255).cycle().take(2000).collect();
 /// let case = floating_einsum_case(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
 /// assert_eq!(case.call.fn_, "torch.einsum");

@@ -83,7 +83,7 @@ pub fn random_view(
 /// (expanded), an offset, and slack at the end of the storage.
 ///
 /// ```
-/// # use bcast_fuzzing::gen::{ordered_view, ViewKind};
+/// # use bcast_fuzzing::generators::{ordered_view, ViewKind};
 /// let mut u = arbitrary::Unstructured::new(&[]);
 /// let cl = ordered_view(&mut u, &[2, 3, 4, 5], &[0, 2, 3, 1], ViewKind::default()).unwrap();
 /// assert_eq!(cl.strides, vec![60, 1, 15, 3]);

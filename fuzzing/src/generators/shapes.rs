@@ -44,7 +44,7 @@ pub fn random_shape(u: &mut Unstructured, limits: ShapeLimits) -> GenResult<Vec<
 /// 1. With `mismatch_percent` chance one dim is changed so the pair no longer broadcasts.
 ///
 /// ```
-/// # use bcast_fuzzing::gen::broadcast_partner;
+/// # use bcast_fuzzing::generators::broadcast_partner;
 /// # use bcast_engine::shape::infer_size;
 /// let mut u = arbitrary::Unstructured::new(&[7, 1, 200, 3, 9, 4, 4, 4]);
 /// let b = broadcast_partner(&mut u, &[5, 3, 4], 0).unwrap();

@@ -265,10 +265,10 @@ pub fn binary_math_case(u: &mut Unstructured) -> GenResult<Case> {
         let mode = if u.ratio(1, 40)? { "round" } else { mode };
         b.kwarg("rounding_mode", Arg::Str(mode.to_string()));
     }
-    if let BinaryOp::Rsub(_) = spec.op {
-        if let Some(alpha) = random_alpha(u)? {
-            b.kwarg("alpha", alpha);
-        }
+    if let BinaryOp::Rsub(_) = spec.op
+        && let Some(alpha) = random_alpha(u)?
+    {
+        b.kwarg("alpha", alpha);
     }
     let (first, second, both) = spec.numbers;
     let args = if form == Form::InPlace {

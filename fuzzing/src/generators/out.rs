@@ -25,10 +25,10 @@ fn functional(u: &mut Unstructured, b: &mut CaseBuilder) -> GenResult<(String, V
         1 | 2 => {
             let op = *u.choose(&BinaryOp::ALL)?;
             let (sa, sb) = shape_pair(u)?;
-            if matches!(op, BinaryOp::Add(_) | BinaryOp::Sub(_)) {
-                if let Some(alpha) = random_alpha(u)? {
-                    b.kwarg("alpha", alpha);
-                }
+            if matches!(op, BinaryOp::Add(_) | BinaryOp::Sub(_))
+                && let Some(alpha) = random_alpha(u)?
+            {
+                b.kwarg("alpha", alpha);
             }
             (op.name().to_string(), binary_args(u, b, op, (&sa, &sb))?)
         }

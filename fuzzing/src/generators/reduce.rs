@@ -68,7 +68,7 @@ pub fn reduce_case(u: &mut Unstructured) -> GenResult<Case> {
 /// command writes).
 ///
 /// ```
-/// use bcast_fuzzing::gen::floating_reduce_case;
+/// use bcast_fuzzing::generators::floating_reduce_case;
 /// let bytes: Vec<u8> = (0..255).collect();
 /// let case = floating_reduce_case(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
 /// assert!(case.storages.values().all(|s| s.dtype.contains("float") || s.dtype.starts_with("complex")));

@@ -23,7 +23,7 @@
 //! before the schema had `complex32`.
 //!
 //! ```
-//! use bcast_fuzzing::gen::{find_family, generate};
+//! use bcast_fuzzing::generators::{find_family, generate};
 //! let promotion = find_family("promotion").unwrap();
 //! let case = generate(promotion, 1, 0); // slot 0: bool (2, 3) against a bool tensor
 //! assert!(case.tags.iter().any(|t| t == "form:tensor"));

@@ -27,7 +27,7 @@ pub fn shared_views(
 /// the first shifted by a few elements, so they may coincide, overlap or not.
 ///
 /// ```
-/// # use bcast_fuzzing::gen::{views_of_one_storage, CaseBuilder};
+/// # use bcast_fuzzing::generators::{views_of_one_storage, CaseBuilder};
 /// let mut b = CaseBuilder::default();
 /// let mut u = arbitrary::Unstructured::new(&[9; 64]);
 /// let specs: [(&[usize], bool); 3] = [(&[2, 3], false), (&[3], true), (&[], true)];

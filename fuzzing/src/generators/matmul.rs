@@ -68,7 +68,7 @@ pub fn matmul_case(u: &mut Unstructured) -> GenResult<Case> {
 /// `grad` family.
 ///
 /// ```
-/// use bcast_fuzzing::gen::floating_matmul_case;
+/// use bcast_fuzzing::generators::floating_matmul_case;
 /// let bytes: Vec<u8> = (0..255).collect();
 /// let case = floating_matmul_case(&mut arbitrary::Unstructured::new(&bytes)).unwrap();
 /// assert!(case.storages.values().all(|s| s.dtype.starts_with("float") || s.dtype.starts_with("complex") || s.dtype == "bfloat16"));
@@ -95,7 +95,7 @@ pub fn floating_matmul_case(u: &mut Unstructured) -> GenResult<Case> {
 ///
 /// ```
 /// use bcast_conformance::case::Num;
-/// use bcast_fuzzing::gen::portable_product_values;
+/// use bcast_fuzzing::generators::portable_product_values;
 /// let mut case: bcast_conformance::case::Case = serde_json::from_value(serde_json::json!({
 ///     "id": "c", "storages": {"s": {"dtype": "complex64", "values": [["inf", 1.0], [2.0, "nan"], [3e30, -1e16]]},
 ///                             "b": {"dtype": "bfloat16", "values": [3.3895313892515355e38, "inf"]},
@@ -114,7 +114,7 @@ pub fn floating_matmul_case(u: &mut Unstructured) -> GenResult<Case> {
 /// replaced no longer widens it):
 ///
 /// ```
-/// use bcast_fuzzing::gen::portable_product_values;
+/// use bcast_fuzzing::generators::portable_product_values;
 /// let mut case: bcast_conformance::case::Case = serde_json::from_value(serde_json::json!({
 ///     "id": "c", "storages": {"f": {"dtype": "float32", "values": [1e30, 7.0]}},
 ///     "call": {"fn": "torch.matmul"}, "tolerance": {"rtol": 1e-5, "atol": 1e24},

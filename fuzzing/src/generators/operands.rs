@@ -48,7 +48,7 @@ static DRAWN: RwLock<Vec<DType>> = RwLock::new(Vec::new());
 ///
 /// ```
 /// use bcast_engine::DType;
-/// use bcast_fuzzing::gen::{draw_dtypes, drawn_dtypes};
+/// use bcast_fuzzing::generators::{draw_dtypes, drawn_dtypes};
 /// draw_dtypes(&[DType::Float32, DType::Int64]);
 /// assert_eq!(drawn_dtypes(), [DType::Float32, DType::Int64]);
 /// draw_dtypes(&[]);
@@ -126,7 +126,7 @@ pub fn is_number(arg: &Arg) -> bool {
 /// difference in float32 can move the half result by one ulp).
 ///
 /// ```
-/// use bcast_fuzzing::gen::{approximate, CaseBuilder};
+/// use bcast_fuzzing::generators::{approximate, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// b.literal_storage(DType::Float16, vec![]);
@@ -200,11 +200,11 @@ fn quotient_range(wide: bool) -> f64 {
 ///
 /// ```
 /// use bcast_conformance::case::{Arg, Num};
-/// use bcast_fuzzing::gen::{consistent_remainder, CaseBuilder};
+/// use bcast_fuzzing::generators::{consistent_remainder, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// let s = b.literal_storage(DType::Float32, vec![Num::Float(0.5)]);
-/// let spec = bcast_fuzzing::gen::ViewSpec {
+/// let spec = bcast_fuzzing::generators::ViewSpec {
 ///     strides: vec![], offset: 0, storage_len: 1, kind: Default::default(),
 /// };
 /// let divisor = b.tensor(&s, &[], &spec);
@@ -271,11 +271,11 @@ pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
 ///
 /// ```
 /// use bcast_conformance::case::{Arg, Num};
-/// use bcast_fuzzing::gen::{consistent_remainders, CaseBuilder};
+/// use bcast_fuzzing::generators::{consistent_remainders, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// let s = b.literal_storage(DType::Float32, vec![Num::Float(3e38), Num::Float(0.5)]);
-/// let spec = bcast_fuzzing::gen::ViewSpec {
+/// let spec = bcast_fuzzing::generators::ViewSpec {
 ///     strides: vec![1], offset: 0, storage_len: 2, kind: Default::default(),
 /// };
 /// let t = b.tensor(&s, &[2], &spec);
@@ -289,7 +289,7 @@ pub fn consistent_remainder(case: &mut Case, dividend: usize, divisor: usize) {
 /// let s = b.literal_storage(DType::Float32, vec![Num::Float(3e38), Num::Float(1.0)]);
 /// let d = b.literal_storage(DType::Float64, vec![Num::Float(0.5)]);
 /// let x = b.tensor(&s, &[2], &spec);
-/// let zero_d = bcast_fuzzing::gen::ViewSpec { strides: vec![], storage_len: 1, ..spec };
+/// let zero_d = bcast_fuzzing::generators::ViewSpec { strides: vec![], storage_len: 1, ..spec };
 /// let y = b.tensor(&d, &[], &zero_d);
 /// let mut case = b.finish("Tensor.remainder", vec![Arg::Tensor(x), Arg::Tensor(y)]);
 /// consistent_remainders(&mut case);
@@ -318,7 +318,7 @@ pub fn consistent_remainders(case: &mut Case) {
 ///
 /// ```
 /// use bcast_conformance::case::{Arg, Num};
-/// use bcast_fuzzing::gen::{consistent_divisor, CaseBuilder};
+/// use bcast_fuzzing::generators::{consistent_divisor, CaseBuilder};
 /// let b = CaseBuilder::default();
 /// let tiny = Arg::Float(Num::Float(1e-300));
 /// assert_eq!(consistent_divisor(&b, &Arg::Float(Num::Float(1e30)), tiny.clone()),
@@ -360,7 +360,7 @@ pub fn consistent_divisor(b: &CaseBuilder, dividend: &Arg, divisor: Arg) -> Arg 
 ///
 /// ```
 /// use bcast_conformance::case::{Arg, Num};
-/// use bcast_fuzzing::gen::{consistent_alpha, CaseBuilder};
+/// use bcast_fuzzing::generators::{consistent_alpha, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// b.literal_storage(DType::Float16, vec![Num::Float(65504.0)]);

@@ -12,7 +12,7 @@ const QUERIES: [&str; 4] = ["torch.numel", "Tensor.numel", "Tensor.dim", "Tensor
 /// The `queries` family.
 ///
 /// ```
-/// use bcast_fuzzing::gen::{find_family, generate};
+/// use bcast_fuzzing::generators::{find_family, generate};
 /// let case = generate(find_family("queries").unwrap(), 1, 0);
 /// assert_eq!(case.call.args.len(), 1);
 /// ```

@@ -22,7 +22,7 @@ fn pick_dim(u: &mut Unstructured, ndim: usize) -> GenResult<i64> {
 /// The `max_min` family.
 ///
 /// ```
-/// use bcast_fuzzing::gen::{find_family, generate};
+/// use bcast_fuzzing::generators::{find_family, generate};
 /// let case = generate(find_family("max_min").unwrap(), 1, 0);
 /// assert!(["torch.max", "torch.min", "Tensor.max", "Tensor.min"].contains(&case.call.fn_.as_str()));
 /// ```
@@ -36,10 +36,10 @@ pub fn max_min_case(u: &mut Unstructured) -> GenResult<Case> {
     let shape = random_shape(u, limits)?;
     let dtype = random_dtype(u)?;
     let x = b.view(u, dtype, &shape, true)?;
-    if u.ratio(1, 2)? {
-        if let Some(storage) = b.tensor_spec(&x).map(|t| t.storage.clone()) {
-            b.tie_values(u, &storage)?;
-        }
+    if u.ratio(1, 2)?
+        && let Some(storage) = b.tensor_spec(&x).map(|t| t.storage.clone())
+    {
+        b.tie_values(u, &storage)?;
     }
     let op = if u.arbitrary()? { "max" } else { "min" };
     let mut args = vec![Arg::Tensor(x)];

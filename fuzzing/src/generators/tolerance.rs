@@ -12,7 +12,7 @@ use bcast_engine::DType;
 /// precise float wins; no tolerance without a float.
 ///
 /// ```
-/// use bcast_fuzzing::gen::{float_tolerance, CaseBuilder};
+/// use bcast_fuzzing::generators::{float_tolerance, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// float_tolerance(&mut b, &[DType::Int64, DType::Float64]);
@@ -30,7 +30,7 @@ pub fn float_tolerance(b: &mut CaseBuilder, dtypes: &[DType]) {
 /// then cancel catastrophically.
 ///
 /// ```
-/// use bcast_fuzzing::gen::{sum_tolerance, CaseBuilder};
+/// use bcast_fuzzing::generators::{sum_tolerance, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// sum_tolerance(&mut b, &[DType::Float32]);
@@ -49,7 +49,7 @@ pub fn sum_tolerance(b: &mut CaseBuilder, dtypes: &[DType]) {
 /// tolerance without a float.
 ///
 /// ```
-/// use bcast_fuzzing::gen::{grad_tolerance, CaseBuilder};
+/// use bcast_fuzzing::generators::{grad_tolerance, CaseBuilder};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// b.literal_storage(DType::Int64, vec![]);
@@ -95,7 +95,7 @@ fn float_precision(dtypes: &[DType]) -> Option<(f64, f64)> {
 ///
 /// ```
 /// use bcast_conformance::case::Num;
-/// use bcast_fuzzing::gen::{accumulation_error, CaseBuilder, ViewKind, ViewSpec};
+/// use bcast_fuzzing::generators::{accumulation_error, CaseBuilder, ViewKind, ViewSpec};
 /// use bcast_engine::DType;
 /// let mut b = CaseBuilder::default();
 /// let s = b.literal_storage(DType::Int64, vec![Num::Int(i64::MAX), Num::Int(i64::MIN)]);

@@ -13,7 +13,7 @@
 //! their recorded corpus files keep their draws.
 //!
 //! ```
-//! use bcast_fuzzing::gen::{find_family, generate};
+//! use bcast_fuzzing::generators::{find_family, generate};
 //! let case = generate(find_family("complex32").unwrap(), 1, 0);
 //! assert!(case.storages.values().any(|s| s.dtype == "complex32"));
 //! assert!(case.tags.iter().any(|t| t == "complex32"));
@@ -107,13 +107,11 @@ fn retype(u: &mut Unstructured, case: &mut Case) -> GenResult<()> {
         })
         .collect::<GenResult<_>>()?;
     for (name, chosen) in names.iter().zip(chosen) {
-        if chosen {
-            if let Some(spec) = case.storages.get_mut(name) {
-                spec.dtype = COMPLEX32.to_string();
-                if let Some(values) = spec.values.as_mut() {
-                    for v in values.iter_mut() {
-                        *v = complex_half(*v);
-                    }
+        if chosen && let Some(spec) = case.storages.get_mut(name) {
+            spec.dtype = COMPLEX32.to_string();
+            if let Some(values) = spec.values.as_mut() {
+                for v in values.iter_mut() {
+                    *v = complex_half(*v);
                 }
             }
         }
@@ -156,7 +154,7 @@ const HALF_TOLERANCE: f64 = 2e-3;
 /// for (`binary_tolerance`).
 ///
 /// ```
-/// use bcast_fuzzing::gen::complex_arithmetic;
+/// use bcast_fuzzing::generators::complex_arithmetic;
 /// assert!(complex_arithmetic("torch.addcdiv") && complex_arithmetic("Tensor.__rtruediv__"));
 /// assert!(complex_arithmetic("Tensor.mul_") && !complex_arithmetic("torch.add"));
 /// ```
@@ -201,7 +199,7 @@ const ARITHMETIC: &[&str] = &[
 ///
 /// ```
 /// use bcast_conformance::case::Num;
-/// use bcast_fuzzing::gen::complex_half;
+/// use bcast_fuzzing::generators::complex_half;
 /// assert_eq!(complex_half(Num::Int(2049)), Num::Complex(2048.0, 0.0));
 /// assert_eq!(complex_half(Num::Complex(0.1, 1e6)), Num::Complex(0.0999755859375, f64::INFINITY));
 /// ```

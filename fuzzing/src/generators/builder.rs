@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// Builds one case step by step.
 ///
 /// ```
-/// use bcast_fuzzing::gen::CaseBuilder;
+/// use bcast_fuzzing::generators::CaseBuilder;
 /// use bcast_conformance::case::Arg;
 /// use bcast_engine::DType;
 /// let mut u = arbitrary::Unstructured::new(&[1, 2, 3, 4, 5, 6, 7, 8]);
@@ -92,7 +92,7 @@ impl CaseBuilder {
     ///
     /// ```
     /// use bcast_conformance::case::Arg;
-    /// use bcast_fuzzing::gen::CaseBuilder;
+    /// use bcast_fuzzing::generators::CaseBuilder;
     /// use bcast_engine::DType;
     /// let mut u = arbitrary::Unstructured::new(&[1, 2, 3, 4, 5, 6, 7, 8]);
     /// let mut b = CaseBuilder::default();
@@ -127,7 +127,7 @@ impl CaseBuilder {
     ///
     /// ```
     /// use bcast_conformance::case::Num;
-    /// use bcast_fuzzing::gen::CaseBuilder;
+    /// use bcast_fuzzing::generators::CaseBuilder;
     /// use bcast_engine::DType;
     /// let mut b = CaseBuilder::default();
     /// let s = b.literal_storage(DType::Int64, vec![Num::Int(i64::MAX), Num::Int(-1)]);
@@ -152,7 +152,7 @@ impl CaseBuilder {
     ///
     /// ```
     /// use bcast_conformance::case::Num;
-    /// use bcast_fuzzing::gen::CaseBuilder;
+    /// use bcast_fuzzing::generators::CaseBuilder;
     /// use bcast_engine::DType;
     /// let mut u = arbitrary::Unstructured::new(&[7; 64]);
     /// let mut b = CaseBuilder::default();

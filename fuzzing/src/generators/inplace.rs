@@ -107,10 +107,10 @@ pub fn inplace_case(u: &mut Unstructured) -> GenResult<Case> {
             if op == BinaryOp::Remainder {
                 other = consistent_divisor(&b, &Arg::Tensor(t.clone()), other);
             }
-            if matches!(op, BinaryOp::Add(_) | BinaryOp::Sub(_)) {
-                if let Some(alpha) = random_alpha(u)? {
-                    b.kwarg("alpha", alpha);
-                }
+            if matches!(op, BinaryOp::Add(_) | BinaryOp::Sub(_))
+                && let Some(alpha) = random_alpha(u)?
+            {
+                b.kwarg("alpha", alpha);
             }
             Ok(b.finish(
                 &format!("Tensor.{}_", op.name()),

@@ -4,7 +4,7 @@
 //! into a `Case`.
 //!
 //! ```
-//! use bcast_fuzzing::gen::{families, generate};
+//! use bcast_fuzzing::generators::{families, generate};
 //! let family = &families()[0];
 //! let a = generate(family, 7, 0);
 //! assert_eq!(a, generate(family, 7, 0)); // deterministic
