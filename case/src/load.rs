@@ -140,15 +140,18 @@ pub fn load_text(path: &Path, text: &str) -> Result<Vec<LoadedCase>, LoadError> 
         .iter()
         .enumerate()
         .map(|(index, raw)| {
-            let name = match serde_json::from_str::<CaseId>(raw.get()) {
-                Ok(CaseId { id: Some(id) }) => format!("case {id}"),
-                _ => format!("case #{index} (no id)"),
+            // The case's name is read again only for an error, which names it.
+            let fail = |m: String| {
+                let name = match serde_json::from_str::<CaseId>(raw.get()) {
+                    Ok(CaseId { id: Some(id) }) => format!("case {id}"),
+                    _ => format!("case #{index} (no id)"),
+                };
+                error(path, format!("{name}: {m}"))
             };
-            let mut case =
-                decode_case(raw.get()).map_err(|m| error(path, format!("{name}: {m}")))?;
+            let mut case = decode_case(raw.get()).map_err(fail)?;
             validate_case(&case)
                 .and_then(|()| check_schema(&case, file.schema))
-                .map_err(|m| error(path, format!("{name}: {m}")))?;
+                .map_err(fail)?;
             derive_tags(&mut case);
             Ok(LoadedCase {
                 case,

@@ -3,7 +3,9 @@
 
 use crate::dtype::ValueKind;
 use crate::DType;
+use serde::de::{self, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
 
 /// An element value as fixtures write it.
 ///
@@ -158,41 +160,97 @@ impl Serialize for Num {
 impl<'de> Deserialize<'de> for Num {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Num, D::Error> {
         crate::bounded::charge_element()?;
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Bool(bool),
-            Int(i64),
-            Float(f64),
-            Text(String),
-            Pair(RawPart, RawPart),
-        }
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum RawPart {
-            Float(f64),
-            Text(String),
-        }
-        fn text<E: serde::de::Error>(t: &str) -> Result<f64, E> {
-            match t {
-                "nan" => Ok(f64::NAN),
-                "inf" => Ok(f64::INFINITY),
-                "-inf" => Ok(f64::NEG_INFINITY),
-                other => Err(E::custom(format!(
-                    "expected a number, \"nan\", \"inf\" or \"-inf\", got {other:?}"
-                ))),
-            }
-        }
-        let part = |p: RawPart| match p {
-            RawPart::Float(f) => Ok(f),
-            RawPart::Text(t) => text::<D::Error>(&t),
+        d.deserialize_any(NumVisitor)
+    }
+}
+
+/// A [`Num`] read in one pass over its JSON. (serde's `untagged` buffers the value and tries
+/// each form in turn, building a formatted error for every form that does not match: most of
+/// the time a corpus took to load.)
+struct NumVisitor;
+
+impl<'de> Visitor<'de> for NumVisitor {
+    type Value = Num;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number, \"nan\", \"inf\", \"-inf\", a bool or a pair [re, im]")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Num, E> {
+        Ok(Num::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+        Ok(Num::Int(v))
+    }
+
+    /// An integer above `i64::MAX` is read as a float, as JSON numbers are.
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+        Ok(i64::try_from(v).map_or(Num::Float(v as f64), Num::Int))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+        Ok(Num::Float(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Num, E> {
+        float_named(v).map(Num::Float)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Num, A::Error> {
+        let mut part = |i| {
+            seq.next_element::<Part>()?
+                .ok_or_else(|| de::Error::invalid_length(i, &self))
         };
-        Ok(match Raw::deserialize(d)? {
-            Raw::Bool(b) => Num::Bool(b),
-            Raw::Int(i) => Num::Int(i),
-            Raw::Float(f) => Num::Float(f),
-            Raw::Text(t) => Num::Float(text::<D::Error>(&t)?),
-            Raw::Pair(re, im) => Num::Complex(part(re)?, part(im)?),
-        })
+        let (re, im) = (part(0)?, part(1)?);
+        if seq.next_element::<de::IgnoredAny>()?.is_some() {
+            return Err(de::Error::invalid_length(3, &self));
+        }
+        Ok(Num::Complex(re.0, im.0))
+    }
+}
+
+/// `"nan"`, `"inf"` or `"-inf"` as the float it names.
+fn float_named<E: de::Error>(t: &str) -> Result<f64, E> {
+    match t {
+        "nan" => Ok(f64::NAN),
+        "inf" => Ok(f64::INFINITY),
+        "-inf" => Ok(f64::NEG_INFINITY),
+        other => Err(E::custom(format!(
+            "expected a number, \"nan\", \"inf\" or \"-inf\", got {other:?}"
+        ))),
+    }
+}
+
+impl<'de> Deserialize<'de> for Part {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Part, D::Error> {
+        d.deserialize_any(PartVisitor)
+    }
+}
+
+/// One part of a complex pair: any JSON number, or a float's name.
+struct PartVisitor;
+
+impl<'de> Visitor<'de> for PartVisitor {
+    type Value = Part;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number, \"nan\", \"inf\" or \"-inf\"")
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Part, E> {
+        Ok(Part(v as f64))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Part, E> {
+        Ok(Part(v as f64))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Part, E> {
+        Ok(Part(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Part, E> {
+        float_named(v).map(Part)
     }
 }

@@ -2,3 +2,4 @@
 //! (one binary links once, where a file a test would link every one of them).
 
 mod dtypes;
+mod numbers;

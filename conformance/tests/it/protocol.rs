@@ -236,8 +236,10 @@ fn a_restart_that_never_says_hello_fails_the_later_cases() {
     let state = dir.path().join("started");
     let arg = state.display().to_string();
     let mut config = config(&["hang-on-restart", "1", &arg]);
-    // Long enough for the first start on a loaded machine; the restarts never say hello.
+    // Long enough for the first start on a loaded machine; the restart never says hello, and
+    // after one failed start the later cases fail at once (each would wait 10 s more).
     config.handshake_timeout = Duration::from_secs(10);
+    config.max_failed_starts = 1;
     let result = within(move || {
         let mut backend = SubprocessBackend::new(config);
         let options = SuiteOptions {
@@ -259,6 +261,9 @@ fn a_restart_that_never_says_hello_fails_the_later_cases() {
     assert!(failure_of(&result, 1).contains("exit status: 3"));
     for i in 2..5 {
         assert!(failure_of(&result, i).contains("sent no hello within 10000 ms"));
+    }
+    for i in 3..5 {
+        assert!(failure_of(&result, i).contains("not retried after 1 failed starts"));
     }
 }
 
