@@ -53,6 +53,14 @@ pub mod symint;
 pub mod tensor;
 pub mod views;
 
+/// Crate-private items re-exported for the engine's own tests in `engine/tests/it/`, which
+/// are compiled apart from the library. Not API: hidden, and left out of the documentation
+/// build, where the items stay the crate-private items they are (so their docs may link
+/// other private items).
+#[doc(hidden)]
+#[cfg(not(doc))]
+pub mod __internals;
+
 /// The old home of [`loops::copy_into`], which now lives with the other loops in [`loops`].
 /// Kept as a re-export so that `bcast_engine::kernels::copy_into` (used by the conformance
 /// oracles and the engine's tests) keeps working.

@@ -30,13 +30,13 @@ pub struct Plan {
 /// A two-dimensional block of a plan: `rows` rows of `len` elements. Operand `k` starts at
 /// storage index `offsets[k]`, moves `step[k]` per element and `row_step[k]` per row.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Block<'a> {
+pub struct Block<'a> {
     /// Each operand's storage index at the block's first element.
     pub(crate) offsets: &'a [usize],
     /// Elements per row.
-    pub(crate) len: usize,
+    pub len: usize,
     /// Rows.
-    pub(crate) rows: usize,
+    pub rows: usize,
     /// Each operand's move per element.
     pub(crate) step: &'a [usize],
     /// Each operand's move per row.
@@ -83,12 +83,14 @@ impl Plan {
     }
 
     /// Each operand's storage offset.
-    pub(crate) fn offsets(&self) -> &[usize] {
+    #[doc(hidden)]
+    pub fn offsets(&self) -> &[usize] {
         &self.offsets
     }
 
     /// The part of the plan where dim `dim` runs over `start..start + len` only.
-    pub(crate) fn slice(&self, dim: usize, start: usize, len: usize) -> Plan {
+    #[doc(hidden)]
+    pub fn slice(&self, dim: usize, start: usize, len: usize) -> Plan {
         let mut part = self.clone();
         part.shape[dim] = len;
         for (off, s) in part.offsets.iter_mut().zip(&self.strides) {
@@ -108,7 +110,8 @@ impl Plan {
     /// Whether operand `k` reaches a different position at every element (no dim of size
     /// above 1 with stride 0, and no two index tuples meeting), which the strides show when,
     /// sorted, each one passes the furthest reach of the smaller ones.
-    pub(crate) fn is_injective(&self, k: usize) -> bool {
+    #[doc(hidden)]
+    pub fn is_injective(&self, k: usize) -> bool {
         let Some(strides) = self.strides.get(k) else {
             return false;
         };
@@ -139,7 +142,8 @@ impl Plan {
     /// Calls `f` on every block, in iteration order: dim 0 within a row, dim 1 across rows,
     /// the remaining dims odometer-style. Nothing is called for an empty shape.
     #[inline]
-    pub(crate) fn for_each_block(&self, mut f: impl FnMut(&Block)) {
+    #[doc(hidden)]
+    pub fn for_each_block(&self, mut f: impl FnMut(&Block)) {
         self.walk_blocks(&mut f);
     }
 
@@ -192,76 +196,5 @@ impl Plan {
                 d += 1;
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn injective_outputs() {
-        let plan = |l: Layout| Plan::new(l.shape(), &[&l]);
-        assert!(plan(Layout::contiguous(&[3, 4])).is_injective(0));
-        assert!(plan(Layout::new(vec![3, 4], vec![1, 3], 0).unwrap()).is_injective(0));
-        assert!(plan(Layout::new(vec![3, 4], vec![10, 2], 0).unwrap()).is_injective(0));
-        assert!(!plan(Layout::new(vec![3, 4], vec![0, 1], 0).unwrap()).is_injective(0));
-        assert!(!plan(Layout::new(vec![3, 4], vec![2, 1], 0).unwrap()).is_injective(0));
-        assert!(plan(Layout::new(vec![1, 4], vec![0, 1], 0).unwrap()).is_injective(0));
-    }
-
-    /// The benchmark's patterns (`bcast-dev bench`), ordered and coalesced as TensorIterator
-    /// does: one long inner dim where the operands allow it.
-    #[test]
-    fn benchmark_patterns_coalesce() {
-        let plan = |out: &[usize], ins: &[Layout]| {
-            let o = Layout::contiguous(out);
-            let mut all = vec![&o];
-            all.extend(ins);
-            Plan::new(out, &all)
-        };
-        let c = Layout::contiguous;
-        let same = plan(&[1 << 24], &[c(&[1 << 24]), c(&[1 << 24])]);
-        assert_eq!((same.shape(), same.strides(2)), (&[1 << 24][..], &[1][..]));
-        let bias = plan(&[16384, 1024], &[c(&[16384, 1024]), c(&[1024])]);
-        assert_eq!(
-            (bias.shape(), bias.strides(2)),
-            (&[1024, 16384][..], &[1, 0][..])
-        );
-        let channel = plan(&[32, 64, 64, 128], &[c(&[32, 64, 64, 128]), c(&[64, 1, 1])]);
-        assert_eq!(channel.shape(), &[64 * 128, 64, 32]);
-        assert_eq!(channel.strides(2), &[0, 1, 0]);
-        let outer = plan(&[4096, 4096], &[c(&[4096, 1]), c(&[1, 4096])]);
-        assert_eq!(
-            (outer.strides(1), outer.strides(2)),
-            (&[0, 1][..], &[1, 0][..])
-        );
-        let small = plan(&[5_000_000, 3], &[c(&[5_000_000, 3]), c(&[3])]);
-        assert_eq!(small.shape(), &[3, 5_000_000]);
-        let t = Layout::new(vec![4096, 4096], vec![1, 4096], 0).unwrap();
-        let transposed = plan(&[4096, 4096], &[t, c(&[4096, 4096])]);
-        // The out= form: the output row-major, the transposed input far along the inner dim.
-        assert_eq!(transposed.strides(1), &[4096, 1]);
-    }
-
-    #[test]
-    fn blocks_visit_every_element() {
-        let out = Layout::contiguous(&[2, 3]);
-        let row = Layout::contiguous(&[3]);
-        let plan = Plan::new(&[2, 3], &[&out, &row]);
-        let mut visited = 0;
-        plan.for_each_block(|b| visited += b.len * b.rows);
-        assert_eq!(visited, 6);
-    }
-
-    #[test]
-    fn slices_cover_their_part() {
-        let c = Layout::contiguous(&[6, 5]);
-        let row = Layout::new(vec![5], vec![1], 7).unwrap();
-        let plan = Plan::new(&[6, 5], &[&c, &row]);
-        assert_eq!(plan.shape(), &[5, 6]);
-        let part = plan.slice(1, 2, 3);
-        assert_eq!(part.shape(), &[5, 3]);
-        assert_eq!(part.offsets(), &[10, 7]);
     }
 }

@@ -15,8 +15,8 @@
 //! ```
 
 mod diagonal;
-mod einsum;
-mod kernel;
+pub(crate) mod einsum;
+pub(crate) mod kernel;
 mod matmul;
 mod products;
 

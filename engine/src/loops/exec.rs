@@ -74,7 +74,7 @@ pub(crate) unsafe fn run_block<const N: usize>(
 
 /// Whether the output's elements are computed independently: it never writes one position
 /// twice, and an input in its storage (`shares[k]`) reads exactly the positions it writes.
-pub(crate) fn independent<const N: usize>(plan: &Plan, shares: [bool; N]) -> bool {
+pub fn independent<const N: usize>(plan: &Plan, shares: [bool; N]) -> bool {
     plan.is_injective(0)
         && (1..N).all(|k| {
             !shares[k]
@@ -83,7 +83,7 @@ pub(crate) fn independent<const N: usize>(plan: &Plan, shares: [bool; N]) -> boo
 }
 
 /// How many threads a loop of `numel` elements uses.
-fn threads_for(numel: usize) -> usize {
+pub fn threads_for(numel: usize) -> usize {
     num_threads().min(numel / MIN_PER_THREAD).max(1)
 }
 
@@ -93,7 +93,7 @@ fn threads_for(numel: usize) -> usize {
 /// cut only when no outer dim will do: cutting it leaves every piece short runs of every
 /// row (at 16 threads, `(32,64,64,128) * (64,1,1)` cut its 8,192-element rows into runs of
 /// 32 and ran slower than at 4).
-fn split_dim(shape: &[usize], pieces: usize, parts: usize) -> usize {
+pub fn split_dim(shape: &[usize], pieces: usize, parts: usize) -> usize {
     let outer = 1..shape.len();
     outer
         .clone()
@@ -172,39 +172,5 @@ unsafe fn run_reordered<const N: usize>(
         tiled.for_each_block(|b| tile::run_tiles(kernel, bases, b));
     } else {
         plan.for_each_block(|b| run_block(kernel, bases, b, stream));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Layout;
-
-    #[test]
-    fn independence() {
-        let c = Layout::contiguous(&[4, 5]);
-        let plan = Plan::new(&[4, 5], &[&c, &c, &Layout::contiguous(&[5])]);
-        // In place (the input is the output's own view), or inputs elsewhere.
-        assert!(independent(&plan, [true, true, false]));
-        assert!(independent(&plan, [false, false, false]));
-        // An input in the output's storage at other positions.
-        let shifted = Layout::new(vec![4, 5], vec![5, 1], 1).unwrap();
-        let plan = Plan::new(&[4, 5], &[&c, &shifted]);
-        assert!(!independent(&plan, [true, true]));
-        // An output that writes a position twice.
-        let expanded = Layout::new(vec![4, 5], vec![0, 1], 0).unwrap();
-        let plan = Plan::new(&[4, 5], &[&expanded, &c]);
-        assert!(!independent(&plan, [false, false]));
-    }
-
-    #[test]
-    fn split_dims() {
-        assert_eq!(split_dim(&[3, 5_000_000], 32, 2), 1);
-        assert_eq!(split_dim(&[8192, 64, 32], 32, 2), 2);
-        // 16 threads want 256 pieces: 64 of the middle dim, not runs of 32 of the inner.
-        assert_eq!(split_dim(&[8192, 64, 32], 256, 16), 1);
-        assert_eq!(split_dim(&[1 << 24], 32, 2), 0);
-        assert_eq!(split_dim(&[100, 4], 32, 2), 0);
-        assert_eq!(threads_for(1000), 1);
     }
 }

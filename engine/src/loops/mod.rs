@@ -19,15 +19,15 @@
 //! `bcast_engine::kernels::copy_into` still resolves to it.
 
 mod access;
-mod cast;
+pub(crate) mod cast;
 mod copy;
-mod exec;
-mod kernel;
+pub(crate) mod exec;
+pub(crate) mod kernel;
 mod map;
 pub(crate) mod pool;
-mod repeat;
-mod stream;
-mod tile;
+pub(crate) mod repeat;
+pub(crate) mod stream;
+pub(crate) mod tile;
 
 pub use copy::copy_into;
 pub use map::{map_binary, map_ternary, map_unary};

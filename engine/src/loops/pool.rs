@@ -201,7 +201,7 @@ impl Drop for Withdraw {
 ///
 /// # Panics
 /// When a piece panics (on a helper, the panic is raised here once every piece has ended).
-pub(crate) fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + Sync)) {
+pub fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + Sync)) {
     let pool = pool();
     let mut state = lock(pool);
     if helpers == 0 || pieces < 2 || state.job.is_some() {
@@ -248,85 +248,5 @@ pub(crate) fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + S
     drop(state);
     if withdraw.end() {
         resume_unwind(Box::new("a piece of an element-wise loop panicked"));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    #[test]
-    fn every_piece_runs_once() {
-        for helpers in [0, 1, 3] {
-            let counts: Vec<AtomicUsize> = (0..100).map(|_| AtomicUsize::new(0)).collect();
-            run_pieces(100, helpers, &|p| {
-                counts[p].fetch_add(1, Ordering::Relaxed);
-            });
-            assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
-        }
-    }
-
-    #[test]
-    fn concurrent_callers_each_finish() {
-        std::thread::scope(|s| {
-            for _ in 0..4 {
-                s.spawn(|| {
-                    for _ in 0..50 {
-                        let sum = AtomicUsize::new(0);
-                        run_pieces(40, 2, &|p| {
-                            sum.fetch_add(p, Ordering::Relaxed);
-                        });
-                        assert_eq!(sum.load(Ordering::Relaxed), 40 * 39 / 2);
-                    }
-                });
-            }
-        });
-    }
-
-    /// A panic of one caller's piece is raised in that caller only, however callers overlap.
-    #[test]
-    fn a_panic_reaches_its_own_caller_only() {
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                for _ in 0..100 {
-                    let r = catch_unwind(|| {
-                        run_pieces(8, 2, &|p| {
-                            // Pieces that take a while, so that helpers take some and piece 5
-                            // often runs on after its caller is done with the others (the
-                            // verdict holds whichever thread runs what, and when).
-                            let spins = if p == 5 { 300_000 } else { 100_000 };
-                            for _ in 0..spins {
-                                std::hint::spin_loop();
-                            }
-                            assert!(p != 5, "piece 5");
-                        })
-                    });
-                    assert!(r.is_err());
-                }
-            });
-            for _ in 0..2 {
-                s.spawn(|| {
-                    for _ in 0..400 {
-                        let sum = AtomicUsize::new(0);
-                        run_pieces(8, 2, &|p| {
-                            sum.fetch_add(p, Ordering::Relaxed);
-                        });
-                        assert_eq!(sum.load(Ordering::Relaxed), 28);
-                    }
-                });
-            }
-        });
-    }
-
-    #[test]
-    fn a_panicking_piece_reaches_the_caller_and_the_pool_goes_on() {
-        let result = catch_unwind(|| run_pieces(64, 2, &|p| assert!(p != 37, "piece 37")));
-        assert!(result.is_err());
-        let n = AtomicUsize::new(0);
-        run_pieces(64, 2, &|_| {
-            n.fetch_add(1, Ordering::Relaxed);
-        });
-        assert_eq!(n.load(Ordering::Relaxed), 64);
     }
 }

@@ -35,7 +35,7 @@ const MIN_NUMEL: usize = 64;
 
 /// Whether `plan` has a short inner dim that every operand walks flat or repeats (the
 /// output flat, at least one input repeating), over at least [`MIN_NUMEL`] elements.
-pub(crate) fn applies(plan: &Plan) -> bool {
+pub fn applies(plan: &Plan) -> bool {
     let n = plan.offsets().len();
     plan.numel() >= MIN_NUMEL
         && plan.shape().len() >= 2
@@ -46,7 +46,7 @@ pub(crate) fn applies(plan: &Plan) -> bool {
 }
 
 /// The greatest common divisor.
-fn gcd(a: usize, b: usize) -> usize {
+pub fn gcd(a: usize, b: usize) -> usize {
     if b == 0 {
         a
     } else {
@@ -150,46 +150,4 @@ pub(crate) unsafe fn run<const N: usize>(
             kernel.rows(ptr, &last, stream);
         }
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Layout;
-
-    fn plan(out: &[usize], inputs: &[Layout]) -> Plan {
-        let out = Layout::contiguous(out);
-        let mut layouts = vec![&out];
-        layouts.extend(inputs);
-        Plan::new(out.shape(), &layouts)
-    }
-
-    #[test]
-    fn takes_short_inner_dims_with_a_repeating_input() {
-        let rows = Layout::contiguous(&[5000, 3]);
-        let bias = Layout::contiguous(&[3]);
-        assert!(applies(&plan(&[5000, 3], &[rows, bias.clone()])));
-        // PyTorch issue 57611: (1,32,32,2) - (1024,1,1,2).
-        let a = Layout::contiguous(&[1, 32, 32, 2]);
-        let b = Layout::contiguous(&[1024, 1, 1, 2]);
-        assert!(applies(&plan(&[1024, 32, 32, 2], &[a, b])));
-        // A long inner dim, or no repeating input, keeps the plain walk.
-        let wide = Layout::contiguous(&[64, 1024]);
-        assert!(!applies(&plan(
-            &[64, 1024],
-            &[wide, Layout::contiguous(&[1024])]
-        )));
-        let flat = Layout::contiguous(&[5000, 3]);
-        assert!(!applies(&plan(&[5000, 3], &[flat.clone(), flat])));
-        // A tiny loop.
-        let tiny = Layout::contiguous(&[2, 3]);
-        assert!(!applies(&plan(&[2, 3], &[tiny, bias])));
-    }
-
-    #[test]
-    fn rows_are_whole_cache_lines() {
-        assert_eq!(gcd(64, 12), 4);
-        assert_eq!(gcd(64, 31), 1);
-        assert_eq!(gcd(7, 0), 7);
-    }
 }

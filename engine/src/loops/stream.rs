@@ -35,7 +35,7 @@ pub(crate) const fn streamable<R>() -> bool {
 }
 
 /// Whether [`streamed`] can write elements of `R` on this processor (see [`streamable`]).
-const fn can_stream<R>() -> bool {
+pub const fn can_stream<R>() -> bool {
     cfg!(target_arch = "x86_64")
         && size_of::<R>() > 0
         && 16 % size_of::<R>() == 0
@@ -50,7 +50,7 @@ const fn can_stream<R>() -> bool {
 /// # Safety
 /// `o` is valid for writing `len` elements, aligned for `R`, and [`can_stream::<R>`] holds.
 #[inline(always)]
-pub(crate) unsafe fn streamed<R: Copy>(
+pub unsafe fn streamed<R: Copy>(
     o: *mut R,
     len: usize,
     mut produce: impl FnMut(usize, &mut [MaybeUninit<R>]),
@@ -108,59 +108,10 @@ unsafe fn copy_nontemporal(dst: *mut u8, src: *const u8, bytes: usize) {
 /// Orders the non-temporal stores before every later store (they are weakly ordered), so
 /// whoever learns of them afterwards (e.g. by joining the thread) sees them.
 #[inline(always)]
-pub(crate) fn fence() {
+pub fn fence() {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: sfence has no preconditions (SSE is part of x86-64).
     unsafe {
         std::arch::x86_64::_mm_sfence()
     };
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `streamed` writes exactly `f(i)` at every position, whatever the start's alignment
-    /// and the length (head, whole buffers, tail).
-    fn check<R: Copy + PartialEq + std::fmt::Debug>(f: impl Fn(usize) -> R, fill: R) {
-        assert!(can_stream::<R>());
-        for skip in 0..4 {
-            for len in [0, 1, 2, 3, 5, 17, 255, 256, 257, 1000, 4099] {
-                let mut v = vec![fill; len + skip + 3];
-                // SAFETY: `skip + len` elements fit in `v`.
-                unsafe {
-                    streamed(v.as_mut_ptr().add(skip), len, |start, buf| {
-                        for (i, slot) in buf.iter_mut().enumerate() {
-                            slot.write(f(start + i));
-                        }
-                    });
-                }
-                fence();
-                for (i, x) in v.iter().enumerate() {
-                    let want = if i >= skip && i < skip + len {
-                        f(i - skip)
-                    } else {
-                        fill
-                    };
-                    assert_eq!(*x, want, "skip {skip}, len {len}, at {i}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn streams_every_element_type() {
-        check(|i| i as f32 * 0.5, -1.0f32);
-        check(|i| i as f64 - 3.0, 7.0f64);
-        check(|i| i as i64 * -3, 1i64);
-        check(|i| i % 3 == 0, true);
-        check(|i| (i % 251) as u8, 255u8);
-    }
-
-    #[test]
-    fn refuses_types_it_cannot_align() {
-        assert!(!can_stream::<[u8; 3]>());
-        assert!(!can_stream::<[f32; 2]>());
-        assert!(!can_stream::<()>());
-    }
 }

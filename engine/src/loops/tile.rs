@@ -26,7 +26,7 @@ const MIN_TILED: usize = 16;
 /// The plan to tile, with the dim to tile against moved to position 1, when some operand
 /// moves more than one element per inner step and has a dim (of at least [`MIN_TILED`]
 /// positions) where it moves less.
-pub(crate) fn tiled_plan(plan: &Plan) -> Option<Plan> {
+pub fn tiled_plan(plan: &Plan) -> Option<Plan> {
     let shape = plan.shape();
     if shape.len() < 2 || shape[0] < MIN_TILED {
         return None;
@@ -65,37 +65,5 @@ pub(crate) unsafe fn run_tiles<const N: usize>(kernel: &dyn Rows<N>, bases: &Bas
             };
             kernel.rows(bases.at(&at, sizes), &tile, false);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Layout;
-
-    #[test]
-    fn tiles_a_transposed_operand() {
-        let t = Layout::new(vec![64, 64], vec![1, 64], 0).unwrap();
-        let c = Layout::contiguous(&[64, 64]);
-        let plan = Plan::new(&[64, 64], &[&c, &t, &c]);
-        let tiled = tiled_plan(&plan).expect("conflicting layouts");
-        assert_eq!(tiled.numel(), 64 * 64);
-        // Nothing to tile when every operand agrees, or the dims are short.
-        assert!(tiled_plan(&Plan::new(&[64, 64], &[&c, &c, &c])).is_none());
-        let small_t = Layout::new(vec![8, 8], vec![1, 8], 0).unwrap();
-        let small = Layout::contiguous(&[8, 8]);
-        assert!(tiled_plan(&Plan::new(&[8, 8], &[&small, &small_t])).is_none());
-    }
-
-    #[test]
-    fn moves_the_dim_to_tile_next_to_the_inner_one() {
-        // Dims (i, j, k): the second operand is contiguous along i, far along k, and j
-        // cannot merge with k.
-        let c = Layout::contiguous(&[32, 3, 32]);
-        let t = Layout::new(vec![32, 3, 32], vec![1, 5000, 32], 0).unwrap();
-        let plan = Plan::new(&[32, 3, 32], &[&c, &t]);
-        let tiled = tiled_plan(&plan).expect("conflicting layouts");
-        assert_eq!(tiled.strides(1)[1], 1);
-        assert_eq!(tiled.shape()[0] * tiled.shape()[1], 32 * 32);
     }
 }

@@ -30,7 +30,7 @@ mod pow;
 #[cfg(target_arch = "x86_64")]
 pub mod powf;
 pub mod real;
-mod unary;
+pub(crate) mod unary;
 mod where_op;
 
 pub use addc::{addc, addc_, AddcOp};

@@ -7,7 +7,7 @@ use crate::shape::wrap_dim;
 use crate::{alloc, Element, Error, Result, Tensor};
 
 /// Picking the larger or smaller of two elements, with NaN propagating.
-pub(crate) trait Extremum: Element {
+pub trait Extremum: Element {
     /// The larger (`max`) or smaller of `acc` and `v`; `acc` is kept on ties.
     fn pick(acc: Self, v: Self, max: bool) -> Self;
     /// The value every other one replaces: the smallest for `max`, else the largest.
@@ -198,7 +198,7 @@ fn fold_extremum<T: Extremum, const MAX: bool>(x: &Tensor, mask: &[bool]) -> cra
 
 /// The fold of `amax` (`MAX`) or `amin`: [`Extremum::pick`] for every step, and
 /// [`Extremum::row`] for reduced rows.
-pub(crate) struct ExtremumFold<const MAX: bool>;
+pub struct ExtremumFold<const MAX: bool>;
 
 impl<T: Extremum, const MAX: bool> Fold<T> for ExtremumFold<MAX> {
     type Acc = T;
@@ -246,76 +246,4 @@ fn extremum_generic(
         if max { "max_values_cpu" } else { "min_values_cpu" },
         complex,
     )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::walk::{fold_row, Fold, FoldWith};
-    use super::{Extremum, ExtremumFold};
-
-    /// Rows of every length up to three chunks of lanes and some longer, with NaNs of
-    /// different payloads in every position (or none), signed zeros and infinities: the
-    /// plain-select row fold gives the bits of the fold with `pick` at every step.
-    fn rows_match<T: Extremum + std::fmt::Debug, const MAX: bool>(
-        values: &[T],
-        nans: [T; 2],
-        bits: impl Fn(T) -> u64,
-    ) {
-        let pick = |a: T, v: T| T::pick(a, v, MAX);
-        let reference = FoldWith(T::identity(MAX), pick, pick);
-        let fold = ExtremumFold::<MAX>;
-        for len in (0..50).chain([1024, 1037]) {
-            let base: Vec<T> = (0..len)
-                .map(|i| values[(i * 7 + len) % values.len()])
-                .collect();
-            let mut rows = vec![base.clone()];
-            for at in (0..len).step_by(if len > 50 { 97 } else { 1 }) {
-                let mut row = base.clone();
-                row[at] = nans[0];
-                rows.push(row.clone());
-                row[len - 1 - at / 2] = nans[1];
-                rows.push(row);
-            }
-            for row in &rows {
-                for acc in [T::identity(MAX), values[0], nans[1]] {
-                    let want = fold_row(&reference, acc, row);
-                    let got = Fold::<T>::row(&fold, acc, row);
-                    assert_eq!(bits(got), bits(want), "length {len}, {row:?}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn float_rows_fold_as_with_pick() {
-        // Mixed values, and rows whose extremum is a zero of either sign (ties decide).
-        let sets: [&[f32]; 3] = [
-            &[
-                1.5,
-                -0.0,
-                0.0,
-                -3.0,
-                f32::INFINITY,
-                f32::NEG_INFINITY,
-                7.25,
-                -7.25,
-                1e-40,
-            ],
-            &[-0.0, 0.0, -1.0],
-            &[0.0, -0.0, 1.0],
-        ];
-        let f32_nans = [f32::from_bits(0x7fc0_0001), f32::from_bits(0xffc0_0002)];
-        let f64_nans = [
-            f64::from_bits(0x7ff8_0000_0000_0001),
-            f64::from_bits(0xfff8_0000_0000_0002),
-        ];
-        let f32_bits = |v: f32| u64::from(v.to_bits());
-        for f32s in sets {
-            rows_match::<f32, true>(f32s, f32_nans, f32_bits);
-            rows_match::<f32, false>(f32s, f32_nans, f32_bits);
-            let f64s: Vec<f64> = f32s.iter().map(|&v| f64::from(v)).collect();
-            rows_match::<f64, true>(&f64s, f64_nans, f64::to_bits);
-            rows_match::<f64, false>(&f64s, f64_nans, f64::to_bits);
-        }
-    }
 }

@@ -14,12 +14,12 @@
 //! ```
 
 mod dims;
-mod extrema;
+pub(crate) mod extrema;
 mod indexed;
 mod moments;
-mod plan;
+pub(crate) mod plan;
 mod sum;
-mod walk;
+pub(crate) mod walk;
 
 pub use dims::{reduced_shape, reduction_mask, DimCheck};
 pub use extrema::{amax, amin};

@@ -23,16 +23,16 @@ pub(crate) fn check_work(operations: u128) -> Result<()> {
 /// The storage positions a reduction reads, group by group (see the test below for an
 /// example).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ReducePlan {
+pub struct ReducePlan {
     /// The storage position of each group's first element, in the result's row-major order.
-    pub(crate) bases: Vec<usize>,
+    pub bases: Vec<usize>,
     /// The offset of each element of a group from its base, row-major over the reduced dims.
-    pub(crate) offsets: Vec<usize>,
+    pub offsets: Vec<usize>,
 }
 
 /// The storage positions of one group.
 #[derive(Debug, Clone)]
-pub(crate) struct Group<'a> {
+pub struct Group<'a> {
     base: usize,
     offsets: std::slice::Iter<'a, usize>,
 }
@@ -55,7 +55,7 @@ impl ReducePlan {
     /// # Errors
     /// When the kept or the reduced dims hold a negative size (torch's sizes are signed; a view
     /// can have one beside a 0), or the reduction reads more than [`MAX_WORK`] elements.
-    pub(crate) fn new(layout: &Layout, mask: &[bool]) -> Result<ReducePlan> {
+    pub fn new(layout: &Layout, mask: &[bool]) -> Result<ReducePlan> {
         Self::check(layout, mask)?;
         let pick = |reduced: bool| -> (Vec<usize>, Vec<usize>) {
             layout
@@ -113,7 +113,7 @@ impl ReducePlan {
     ///
     /// # Panics
     /// When `g` is not below `bases.len()`.
-    pub(crate) fn group(&self, g: usize) -> Group<'_> {
+    pub fn group(&self, g: usize) -> Group<'_> {
         Group {
             base: self.bases[g],
             offsets: self.offsets.iter(),
@@ -213,19 +213,4 @@ pub(crate) fn strided_positions(shape: &[usize], strides: &[usize], offset: usiz
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Was the doctest of `ReducePlan` while it was public.
-    #[test]
-    fn groups_of_a_transposed_view() {
-        let transposed = Layout::new(vec![3, 2], vec![1, 3], 0).unwrap();
-        let plan = ReducePlan::new(&transposed, &[false, true]).unwrap();
-        assert_eq!(plan.bases, vec![0, 1, 2]);
-        assert_eq!(plan.offsets, vec![0, 3]);
-        assert_eq!(plan.group(2).collect::<Vec<_>>(), vec![2, 5]);
-    }
 }

@@ -17,3 +17,4 @@ mod reduce_oracle;
 mod reduced_pow;
 mod result_type;
 mod tables;
+mod unit;

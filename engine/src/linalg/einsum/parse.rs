@@ -9,7 +9,7 @@ pub(crate) const TOTAL_LABELS: usize = 52;
 
 /// One subscript of an operand: a label (`0..52`) or the ellipsis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Subscript {
+pub enum Subscript {
     /// A letter, numbered `A..Z` then `a..z`.
     Label(usize),
     /// `...`.
@@ -26,7 +26,7 @@ fn label_index(c: u8) -> usize {
 }
 
 /// The letter of a label number.
-pub(crate) fn label_char(label: usize) -> char {
+pub fn label_char(label: usize) -> char {
     if label < 26 {
         (b'A' + label as u8) as char
     } else {
@@ -44,7 +44,7 @@ fn ellipsis_at(text: &[u8], i: usize) -> bool {
 /// # Errors
 /// A stray `.`, a second ellipsis in one operand, a character that is not a letter, or more or
 /// fewer operands than `num_ops`.
-pub(crate) fn parse_inputs(lhs: &str, num_ops: usize) -> Result<Vec<Vec<Subscript>>> {
+pub fn parse_inputs(lhs: &str, num_ops: usize) -> Result<Vec<Vec<Subscript>>> {
     let text = lhs.as_bytes();
     let mut ops: Vec<Vec<Subscript>> = vec![Vec::new(); num_ops.max(1)];
     let mut ellipsis_seen = false;
@@ -96,11 +96,7 @@ pub(crate) fn parse_inputs(lhs: &str, num_ops: usize) -> Result<Vec<Vec<Subscrip
 /// # Errors
 /// A stray `.`, a second ellipsis, a character that is not a letter, a label no input has, or
 /// a label given twice.
-pub(crate) fn parse_output(
-    rhs: &str,
-    offset: usize,
-    label_count: &[usize],
-) -> Result<Vec<Subscript>> {
+pub fn parse_output(rhs: &str, offset: usize, label_count: &[usize]) -> Result<Vec<Subscript>> {
     let text = rhs.as_bytes();
     let mut out = Vec::new();
     let mut seen = [false; TOTAL_LABELS];
@@ -152,33 +148,4 @@ fn invalid_subscript(index: usize) -> Error {
     Error::runtime(format!(
         "einsum(): invalid subscript given at index {index} in the equation string, subscripts must be in [a-zA-Z]"
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Were the doctests of `label_char`, `parse_inputs` and `parse_output` while the parser
-    /// was public (`linalg::einsum_parse`).
-    #[test]
-    fn labels_inputs_and_output() {
-        assert_eq!((label_char(0), label_char(26)), ('A', 'a'));
-        let ops = parse_inputs("i...,j", 2).unwrap();
-        assert_eq!(ops[0], vec![Subscript::Label(34), Subscript::Ellipsis]);
-        assert_eq!(
-            parse_inputs("i,j", 1).unwrap_err().message(),
-            "einsum(): fewer operands were provided than specified in the equation"
-        );
-        let mut counts = [0usize; 52];
-        counts[34] = 1; // `i`
-        assert_eq!(
-            parse_output(" i", 5, &counts).unwrap(),
-            vec![Subscript::Label(34)]
-        );
-        let err = parse_output("i1", 5, &counts).unwrap_err();
-        assert_eq!(
-            err.message(),
-            "einsum(): invalid subscript given at index 6 in the equation string, subscripts must be in [a-zA-Z]"
-        );
-    }
 }

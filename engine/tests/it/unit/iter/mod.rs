@@ -1,0 +1,3 @@
+//! Tests of the modules of `engine/src/iter/`.
+
+mod plan;

@@ -1,0 +1,3 @@
+//! Tests of the modules of `engine/src/linalg/einsum/`.
+
+mod parse;

@@ -1,0 +1,4 @@
+//! Tests of the modules of `engine/src/linalg/`.
+
+mod einsum;
+mod kernel;

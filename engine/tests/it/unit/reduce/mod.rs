@@ -1,0 +1,6 @@
+//! Tests of the modules of `engine/src/reduce/`.
+
+mod extrema;
+mod indexed;
+mod plan;
+mod walk;
