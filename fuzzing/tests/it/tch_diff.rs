@@ -29,12 +29,11 @@ impl Backend for ReversedStrides {
     }
     fn run(&mut self, case: &Case) -> Result<Outcome, BackendFailure> {
         let mut outcome = ReferenceBackend.run(case)?;
-        if let Outcome::Ok(ok) = &mut outcome {
-            if let ResultValue::Tensor(t) = &mut ok.result {
-                if t.strides.len() >= 2 {
-                    t.strides.reverse();
-                }
-            }
+        if let Outcome::Ok(ok) = &mut outcome
+            && let ResultValue::Tensor(t) = &mut ok.result
+            && t.strides.len() >= 2
+        {
+            t.strides.reverse();
         }
         Ok(outcome)
     }
