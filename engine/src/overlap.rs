@@ -14,7 +14,6 @@
 use crate::index_map::{broadcast_storage_index, unravel};
 use crate::shape::infer_size;
 use crate::{Error, Result, Tensor};
-use std::collections::BTreeMap;
 
 /// Whether a tensor has two elements at one address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,18 +132,22 @@ pub fn order_dependent(written: &Tensor, input: &Tensor) -> bool {
         return false;
     }
     let shape = written.shape();
-    let mut writer_of: BTreeMap<usize, usize> = BTreeMap::new();
-    for p in 0..written.numel() {
-        let address = written.layout().storage_index(&unravel(p, shape));
-        if writer_of.insert(address, p).is_some() {
-            return true;
-        }
+    // (address, position) of every element written, sorted by address: a repeated address is
+    // a pair of neighbours, and an input's address is found by a binary search.
+    let mut writer_of: Vec<(usize, usize)> = (0..written.numel())
+        .map(|p| (written.layout().storage_index(&unravel(p, shape)), p))
+        .collect();
+    writer_of.sort_unstable();
+    if writer_of.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+        return true;
     }
     if infer_size(shape, input.shape()).ok().as_deref() != Some(shape) {
         return false;
     }
     (0..written.numel()).any(|p| {
         let address = broadcast_storage_index(input.layout(), &unravel(p, shape));
-        writer_of.get(&address).is_some_and(|&q| q != p)
+        writer_of
+            .binary_search_by_key(&address, |&(a, _)| a)
+            .is_ok_and(|i| writer_of[i].1 != p)
     })
 }
