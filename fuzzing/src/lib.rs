@@ -9,3 +9,9 @@ pub mod fallback;
 pub mod generators;
 pub mod oracles;
 pub mod shrink;
+
+/// Items re-exported for the crate's own tests in `fuzzing/tests/it/`, which are compiled
+/// apart from the library. Not API: hidden, and left out of the documentation build.
+#[doc(hidden)]
+#[cfg(not(doc))]
+pub mod __internals;

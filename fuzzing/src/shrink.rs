@@ -117,7 +117,9 @@ fn arg_complexity(arg: &Arg) -> u64 {
     }
 }
 
-fn storage_len(s: &StorageSpec) -> usize {
+/// The elements a storage holds: its values or its fill's length.
+#[doc(hidden)]
+pub fn storage_len(s: &StorageSpec) -> usize {
     match (&s.values, &s.fill) {
         (Some(v), _) => v.len(),
         (None, Some(f)) => f.len,
@@ -528,7 +530,8 @@ fn arg_steps(case: &Case, i: usize, out: &mut Vec<Case>) {
 }
 
 /// The elements a storage must keep for every view of it.
-fn needed_len(case: &Case, storage: &str) -> usize {
+#[doc(hidden)]
+pub fn needed_len(case: &Case, storage: &str) -> usize {
     case.tensors
         .values()
         .filter(|t| t.storage == storage)
@@ -625,79 +628,4 @@ fn simpler_values(v: Num) -> Vec<Num> {
     }
     out.retain(|&n| value_complexity(n) < value_complexity(v) || is_zero(n) && !is_zero(v));
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::generators::{find_family, generate};
-    use bcast_conformance::backend::reference::run_reference;
-    use bcast_conformance::case::{ErrorOutcome, Outcome};
-
-    fn error_of(case: &Case) -> Option<ErrorOutcome> {
-        match run_reference(case) {
-            Ok(Outcome::Error(e)) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// Cases of the expand family that the engine rejects shrink to cases it rejects with the
-    /// same class, no more complex, and no bigger than they must be.
-    #[test]
-    fn shrinking_keeps_the_failure_and_never_grows() {
-        let family = find_family("expand").expect("the expand family");
-        let mut shrunk_some = 0;
-        for index in 0..200 {
-            let case = generate(family, 11, index);
-            let Some(original) = error_of(&case) else {
-                continue;
-            };
-            let small = shrink(&case, 500, |c| {
-                error_of(c).is_some_and(|e| e.kind == original.kind)
-            });
-            assert!(validate_case(&small).is_ok(), "{}", case.id);
-            assert_eq!(
-                error_of(&small).map(|e| e.kind),
-                Some(original.kind.clone())
-            );
-            assert!(complexity(&small) <= complexity(&case), "{}", case.id);
-            // Nothing one step simpler still fails the same way.
-            for c in candidates(&small) {
-                if complexity(&c) < complexity(&small) && validate_case(&c).is_ok() {
-                    assert_ne!(
-                        error_of(&c).map(|e| e.kind),
-                        Some(original.kind.clone()),
-                        "{} shrinks further",
-                        case.id
-                    );
-                }
-            }
-            for (name, s) in &small.storages {
-                assert_eq!(storage_len(s), needed_len(&small, name), "{}", case.id);
-            }
-            shrunk_some += usize::from(complexity(&small) < complexity(&case));
-        }
-        assert!(shrunk_some > 10, "only {shrunk_some} cases shrank");
-    }
-
-    #[test]
-    fn a_predicate_that_always_holds_shrinks_to_the_simplest_case() {
-        let family = find_family("expand").expect("the expand family");
-        let case = generate(family, 5, 3);
-        let small = shrink(&case, 10_000, |_| true);
-        assert!(small
-            .tensors
-            .values()
-            .all(|t| t.shape.is_empty() && t.offset == 0));
-        assert!(candidates(&small)
-            .iter()
-            .all(|c| complexity(c) >= complexity(&small) || validate_case(c).is_err()));
-    }
-
-    #[test]
-    fn a_predicate_that_never_holds_keeps_the_case() {
-        let family = find_family("expand").expect("the expand family");
-        let case = generate(family, 5, 4);
-        assert_eq!(shrink(&case, 10_000, |_| false), case);
-    }
 }

@@ -11,3 +11,4 @@ mod plan_matches_index_map;
 mod promotion;
 mod shrink_planted;
 mod tch_diff;
+mod unit;

@@ -4,3 +4,4 @@
 mod dev;
 mod docs;
 mod readme_counts;
+mod unit;

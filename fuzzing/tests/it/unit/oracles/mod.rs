@@ -1,0 +1,4 @@
+//! Tests of the modules of `fuzzing/src/oracles/`.
+
+mod elementwise;
+mod inplace;
