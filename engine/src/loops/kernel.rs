@@ -348,15 +348,28 @@ where
 
     #[inline(always)]
     unsafe fn each(&self, ptr: [*mut u8; 3], rect: &Rect<3>) {
-        let [so, sx, sy] = rect.step;
-        for r in 0..rect.rows {
-            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
-            let x = reader((ptr[1] as *const A).add(r * rect.row_step[1]), sx);
-            let y = reader((ptr[2] as *const B).add(r * rect.row_step[2]), sy);
-            for i in 0..rect.len {
-                let i = overlapping(i);
-                o.add(i * so).write((self.f)(x(i), y(i)));
-            }
+        each_binary(ptr, rect, &self.f)
+    }
+}
+
+/// [`Rows::each`] of a two-input loop whose element function is `f`.
+///
+/// # Safety
+/// As for [`Rows::rows`].
+#[inline(always)]
+unsafe fn each_binary<A: Copy, B: Copy, R>(
+    ptr: [*mut u8; 3],
+    rect: &Rect<3>,
+    f: impl Fn(A, B) -> R,
+) {
+    let [so, sx, sy] = rect.step;
+    for r in 0..rect.rows {
+        let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
+        let x = reader((ptr[1] as *const A).add(r * rect.row_step[1]), sx);
+        let y = reader((ptr[2] as *const B).add(r * rect.row_step[2]), sy);
+        for i in 0..rect.len {
+            let i = overlapping(i);
+            o.add(i * so).write(f(x(i), y(i)));
         }
     }
 }
@@ -596,16 +609,7 @@ where
 
     #[inline(always)]
     unsafe fn each(&self, ptr: [*mut u8; 3], rect: &Rect<3>) {
-        let [so, sx, sy] = rect.step;
-        for r in 0..rect.rows {
-            let o = (ptr[0] as *mut R).add(r * rect.row_step[0]);
-            let x = reader((ptr[1] as *const A).add(r * rect.row_step[1]), sx);
-            let y = reader((ptr[2] as *const B).add(r * rect.row_step[2]), sy);
-            for i in 0..rect.len {
-                let i = overlapping(i);
-                o.add(i * so).write((self.exact)(x(i), y(i)));
-            }
-        }
+        each_binary(ptr, rect, &self.exact)
     }
 }
 
@@ -698,17 +702,10 @@ where
 
     #[inline(always)]
     unsafe fn each(&self, ptr: [*mut u8; 3], rect: &Rect<3>) {
-        let [so, sx, sy] = rect.step;
-        for r in 0..rect.rows {
-            let o = (ptr[0] as *mut T).add(r * rect.row_step[0]);
-            let x = reader((ptr[1] as *const T).add(r * rect.row_step[1]), sx);
-            let y = reader((ptr[2] as *const T).add(r * rect.row_step[2]), sy);
-            for i in 0..rect.len {
-                let i = overlapping(i);
-                let (a, b) = (x(i).cast::<f32>(), y(i).cast::<f32>());
-                o.add(i * so).write(T::from_f32((self.g)(a, b)));
-            }
-        }
+        let g = &self.g;
+        each_binary(ptr, rect, |a: T, b: T| {
+            T::from_f32(g(a.cast::<f32>(), b.cast::<f32>()))
+        })
     }
 }
 
