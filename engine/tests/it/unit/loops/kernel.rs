@@ -118,35 +118,31 @@ fn run_shifted<T: Copy + PartialEq + std::fmt::Debug, K: Rows<3>>(
 fn a_widened_scalar_inside_the_row_is_read_before_it() {
     let g = |a: f32, b: f32| a + b;
     let kernel = WidenedBinary::<Half, _>::new(g);
-    let mut v: Vec<Half> = (0..40).map(|i| Half::from_f32(i as f32)).collect();
     let want: Vec<Half> = (0..40).map(|i| Half::from_f32(g(i as f32, 5.0))).collect();
-    let base = v.as_mut_ptr();
-    // SAFETY: every position lies inside `v`.
-    unsafe {
-        let ptr = [base as *mut u8, base as *mut u8, base.add(5) as *mut u8];
-        let rect = Rect {
-            len: 40,
-            step: [1, 1, 0],
-            rows: 1,
-            row_step: [0; 3],
-        };
-        kernel.rows(ptr, &rect, false);
+    // Through `rows`, then element by element (`each`, what processors without AVX2 run).
+    for each in [false, true] {
+        let mut v: Vec<Half> = (0..40).map(|i| Half::from_f32(i as f32)).collect();
+        let base = v.as_mut_ptr();
+        // SAFETY: every position lies inside `v`.
+        unsafe {
+            let ptr = [base as *mut u8, base as *mut u8, base.add(5) as *mut u8];
+            let rect = Rect {
+                len: 40,
+                step: [1, 1, 0],
+                rows: 1,
+                row_step: [0; 3],
+            };
+            if each {
+                kernel.each(ptr, &rect)
+            } else {
+                kernel.rows(ptr, &rect, false)
+            }
+        }
+        assert!(
+            v.iter().zip(&want).all(|(a, b)| a.0 == b.0),
+            "each {each}: {v:?}"
+        );
     }
-    assert!(v.iter().zip(&want).all(|(a, b)| a.0 == b.0), "{v:?}");
-    let mut v: Vec<Half> = (0..40).map(|i| Half::from_f32(i as f32)).collect();
-    let base = v.as_mut_ptr();
-    // SAFETY: as above.
-    unsafe {
-        let ptr = [base as *mut u8, base as *mut u8, base.add(5) as *mut u8];
-        let rect = Rect {
-            len: 40,
-            step: [1, 1, 0],
-            rows: 1,
-            row_step: [0; 3],
-        };
-        kernel.each(ptr, &rect);
-    }
-    assert!(v.iter().zip(&want).all(|(a, b)| a.0 == b.0), "each: {v:?}");
 }
 
 /// The widened float16 loop: every row kind against an element walk in `f32`, values
