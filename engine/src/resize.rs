@@ -37,7 +37,7 @@ pub fn resize_output(out: &Tensor, shape: &[usize], strides: &[usize]) -> Result
     if count > 0 {
         let needed = (bytes / itemsize as u64) as usize;
         if needed > out.storage().len() {
-            out.storage().write().grow_to(needed)?;
+            out.storage().grow_to(needed)?;
         }
     }
     let signed_strides: Vec<i64> = strides.iter().map(|&s| s as i64).collect();

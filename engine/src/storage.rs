@@ -408,6 +408,36 @@ impl Storage {
         Ok(Storage::wrap(Buffer::reserved(dtype, len)?, true, len))
     }
 
+    /// Grows the storage to `len` elements, the new ones zero; it never shrinks. An empty
+    /// storage (`torch.empty(0)`, the output a resized `out=` or `torch.where` starts from)
+    /// grows as [`Storage::zeros`] allocates: huge pages advised, the zeros owed, so that a
+    /// loop that writes every element never writes them.
+    ///
+    /// ```
+    /// use bcast_engine::{DType, Scalar, Storage};
+    /// let s = Storage::zeros(DType::Int32, 0).unwrap();
+    /// s.grow_to(3).unwrap();
+    /// assert_eq!(s.to_scalars(), vec![Scalar::Int(0); 3]);
+    /// ```
+    ///
+    /// # Errors
+    /// When `len` is more than the engine allocates.
+    pub fn grow_to(&self, len: usize) -> Result<()> {
+        let mut buffer = self.lock_write();
+        let owed = self.0.owed.load(Ordering::Relaxed);
+        if len <= buffer.len().max(owed) {
+            return Ok(());
+        }
+        if buffer.is_empty() && owed == 0 {
+            *buffer = Buffer::reserved(buffer.dtype(), len)?;
+            self.0.owed.store(len, Ordering::Release);
+            self.0.untouched.store(true, Ordering::Relaxed);
+            return Ok(());
+        }
+        self.settle_zeros(&mut buffer);
+        buffer.grow_to(len)
+    }
+
     /// Whether this storage was allocated and no kernel has written it since; the answer is
     /// `true` once at most, as the caller is about to write it. A hint for how to write (see
     /// the element-wise loops), never for what it holds.

@@ -786,22 +786,29 @@ where
                 && disjoint_spans(o, len, y, span(sy))
                 && disjoint_spans(o, len, z, span(sz));
             if so == 1 && separate {
-                // The output alone is a slice; the inputs are read at their steps, which are
-                // constants for the first input contiguous and the others contiguous or
-                // stride 0 (`where(mask, x, 0-d)`), so that those rows vectorise.
+                // The output alone is a slice; each input is contiguous or stride 0 (a
+                // 0-d operand, a column against a row: `where(mask, x, 0-d)`,
+                // `addcmul(0-d, (n,1), (1,m))`), a constant step each row kind is compiled
+                // for so that it vectorises, or read at its run-time step.
                 match (sx, sy, sz) {
-                    (1, 1, 1) => ternary_row(o, len, |i| x.add(i), |i| y.add(i), |i| z.add(i), f),
-                    (1, 1, 0) => ternary_row(o, len, |i| x.add(i), |i| y.add(i), |_| z, f),
-                    (1, 0, 1) => ternary_row(o, len, |i| x.add(i), |_| y, |i| z.add(i), f),
-                    (1, 0, 0) => ternary_row(o, len, |i| x.add(i), |_| y, |_| z, f),
-                    _ => ternary_row(
-                        o,
-                        len,
-                        |i| x.add(i * sx),
-                        |i| y.add(i * sy),
-                        |i| z.add(i * sz),
-                        f,
-                    ),
+                    (1, 1, 1) => ternary_row::<1, 1, 1, _, _, _, _>(o, len, x, y, z, f),
+                    (1, 1, 0) => ternary_row::<1, 1, 0, _, _, _, _>(o, len, x, y, z, f),
+                    (1, 0, 1) => ternary_row::<1, 0, 1, _, _, _, _>(o, len, x, y, z, f),
+                    (1, 0, 0) => ternary_row::<1, 0, 0, _, _, _, _>(o, len, x, y, z, f),
+                    (0, 1, 1) => ternary_row::<0, 1, 1, _, _, _, _>(o, len, x, y, z, f),
+                    (0, 1, 0) => ternary_row::<0, 1, 0, _, _, _, _>(o, len, x, y, z, f),
+                    (0, 0, 1) => ternary_row::<0, 0, 1, _, _, _, _>(o, len, x, y, z, f),
+                    (0, 0, 0) => fill(o, len, false, f(x.read(), y.read(), z.read())),
+                    _ => {
+                        let o = std::slice::from_raw_parts_mut(o, len);
+                        for (i, v) in o.iter_mut().enumerate() {
+                            *v = f(
+                                x.add(i * sx).read(),
+                                y.add(i * sy).read(),
+                                z.add(i * sz).read(),
+                            );
+                        }
+                    }
                 }
             } else {
                 self.each(
@@ -835,21 +842,35 @@ where
     }
 }
 
-/// `o[i] = f(*x(i), *y(i), *z(i))` over a contiguous output row of `len` elements.
+/// `o[i] = f(x[i * SX], y[i * SY], z[i * SZ])` over a contiguous output row of `len`
+/// elements, each step 0 or 1; a stride-0 input is read once, before the row.
 ///
 /// # Safety
-/// As for [`Rows::rows`]; the output row shares no byte with the positions the inputs give.
+/// As for [`Rows::rows`]; `len` is not 0, and the output row shares no byte with the
+/// positions the inputs reach.
 #[inline(always)]
-unsafe fn ternary_row<A: Copy, B: Copy, C: Copy, R: Copy>(
+unsafe fn ternary_row<
+    const SX: usize,
+    const SY: usize,
+    const SZ: usize,
+    A: Copy,
+    B: Copy,
+    C: Copy,
+    R: Copy,
+>(
     o: *mut R,
     len: usize,
-    x: impl Fn(usize) -> *const A,
-    y: impl Fn(usize) -> *const B,
-    z: impl Fn(usize) -> *const C,
+    x: *const A,
+    y: *const B,
+    z: *const C,
     f: &impl Fn(A, B, C) -> R,
 ) {
+    let (x0, y0, z0) = (x.read(), y.read(), z.read());
     let o = std::slice::from_raw_parts_mut(o, len);
     for (i, v) in o.iter_mut().enumerate() {
-        *v = f(x(i).read(), y(i).read(), z(i).read());
+        let a = if SX == 0 { x0 } else { x.add(i).read() };
+        let b = if SY == 0 { y0 } else { y.add(i).read() };
+        let c = if SZ == 0 { z0 } else { z.add(i).read() };
+        *v = f(a, b, c);
     }
 }

@@ -169,24 +169,36 @@ fn clamp_by_numbers<T: Element + Ordered>(
 /// The order of an element type as C++'s `<` sees it (half types through `float`).
 trait Ordered: Copy {
     fn less(a: Self, b: Self) -> bool;
+    /// Whether the value is NaN (never, for integers and bool).
+    fn is_nan(self) -> bool;
 }
 
 macro_rules! ordered {
-    ($($t:ty),*) => {$(
+    ($nan:expr; $($t:ty),*) => {$(
         impl Ordered for $t {
             #[inline]
             fn less(a: Self, b: Self) -> bool {
                 a < b
             }
+            #[inline]
+            #[allow(clippy::redundant_closure_call)]
+            fn is_nan(self) -> bool {
+                ($nan)(self)
+            }
         }
     )*};
 }
-ordered!(u8, i8, i16, i32, i64, f32, f64, bool);
+ordered!(|_| false; u8, i8, i16, i32, i64, bool);
+ordered!(|v: Self| v.is_nan(); f32, f64);
 
 impl Ordered for Half {
     #[inline]
     fn less(a: Self, b: Self) -> bool {
         a.cast::<f32>() < b.cast::<f32>()
+    }
+    #[inline]
+    fn is_nan(self) -> bool {
+        self.cast::<f32>().is_nan()
     }
 }
 
@@ -194,6 +206,10 @@ impl Ordered for BFloat16 {
     #[inline]
     fn less(a: Self, b: Self) -> bool {
         a.cast::<f32>() < b.cast::<f32>()
+    }
+    #[inline]
+    fn is_nan(self) -> bool {
+        self.cast::<f32>().is_nan()
     }
 }
 
@@ -295,12 +311,13 @@ fn clamp3_real<T: Element + Ordered>(
     lo: &Tensor,
     hi: &Tensor,
 ) -> Result<()> {
-    map_ternary(out, a, lo, hi, |x: T, l: T, h: T| {
-        let nan = |v: T| v.cast::<f64>().is_nan();
-        if nan(l) || nan(h) {
-            T::from_f64(f64::NAN)
+    let nan = T::from_f64(f64::NAN);
+    map_ternary(out, a, lo, hi, move |x: T, l: T, h: T| {
+        let clamped = clamp_value(x, Some(l), Some(h), T::less);
+        if l.is_nan() | h.is_nan() {
+            nan
         } else {
-            clamp_value(x, Some(l), Some(h), T::less)
+            clamped
         }
     })
 }

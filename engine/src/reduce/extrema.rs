@@ -39,22 +39,62 @@ impl Extremum for bool {
     }
 }
 
-impl Extremum for i64 {
-    fn pick(acc: i64, v: i64, max: bool) -> i64 {
-        if max {
-            acc.max(v)
-        } else {
-            acc.min(v)
+macro_rules! int_extremum {
+    ($($t:ty),*) => {$(
+        impl Extremum for $t {
+            #[inline(always)]
+            fn pick(acc: $t, v: $t, max: bool) -> $t {
+                if max {
+                    acc.max(v)
+                } else {
+                    acc.min(v)
+                }
+            }
+            fn identity(max: bool) -> $t {
+                if max {
+                    <$t>::MIN
+                } else {
+                    <$t>::MAX
+                }
+            }
         }
-    }
-    fn identity(max: bool) -> i64 {
-        if max {
-            i64::MIN
-        } else {
-            i64::MAX
-        }
-    }
+    )*};
 }
+int_extremum!(u8, i8, i16, i32, i64);
+
+/// `float16` and `bfloat16` compared by their bits, NaN winning as for `f32`: a sign and
+/// magnitude, mapped to a key that orders as the values do (`-0` and `+0` one key, so a tie
+/// keeps `acc` as the `f32` compare does), so that the walk compares 16-bit integers instead
+/// of converting every element. `$nan` is the magnitude above which the bits are a NaN.
+macro_rules! half_extremum {
+    ($($t:ty, $nan:expr);*) => {$(
+        impl Extremum for $t {
+            #[inline(always)]
+            fn pick(acc: $t, v: $t, max: bool) -> $t {
+                let key = |h: u16| {
+                    let magnitude = h & 0x7fff;
+                    if h & 0x8000 != 0 {
+                        0x8000 - magnitude
+                    } else {
+                        0x8000 + magnitude
+                    }
+                };
+                let nan = |h: u16| h & 0x7fff > $nan;
+                let (a, b) = (acc.to_bits(), v.to_bits());
+                let better = if max { key(b) > key(a) } else { key(b) < key(a) };
+                if nan(b) | (!nan(a) & better) {
+                    v
+                } else {
+                    acc
+                }
+            }
+            fn identity(max: bool) -> $t {
+                <$t>::from_f32(if max { f32::NEG_INFINITY } else { f32::INFINITY })
+            }
+        }
+    )*};
+}
+half_extremum!(crate::half::Half, 0x7c00; crate::half::BFloat16, 0x7f80);
 
 macro_rules! float_extremum {
     ($t:ty) => {
@@ -178,16 +218,40 @@ fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
         // torch checks the dtype in the kernel, which an empty result never runs.
         return Tensor::zeros(&shape, x.dtype());
     }
-    crate::element::dispatch_legacy!(x.dtype(), T => {
-        // Groups are never empty here (a size-0 reduced dim was rejected above), so the
-        // identity is always replaced or equal to the group's extremum.
+    // Groups are never empty here (a size-0 reduced dim was rejected above), so the identity
+    // is always replaced or equal to the group's extremum.
+    fn walked<T: Extremum + Sync>(
+        x: &Tensor,
+        mask: &[bool],
+        shape: &[usize],
+        max: bool,
+    ) -> Result<Tensor> {
         let values = if max {
-            fold_extremum::<T, true>(x, &mask)?
+            fold_extremum::<T, true>(x, mask)?
         } else {
-            fold_extremum::<T, false>(x, &mask)?
+            fold_extremum::<T, false>(x, mask)?
         };
-        Tensor::from_vec(values, &shape)
-    }, other => extremum_generic(x, &ReducePlan::new(x.layout(), &mask)?, &shape, other, max))
+        Tensor::from_vec(values, shape)
+    }
+    use crate::half::{BFloat16, Half};
+    use crate::DType;
+    match x.dtype() {
+        DType::UInt8 => walked::<u8>(x, &mask, &shape, max),
+        DType::Int8 => walked::<i8>(x, &mask, &shape, max),
+        DType::Int16 => walked::<i16>(x, &mask, &shape, max),
+        DType::Int32 => walked::<i32>(x, &mask, &shape, max),
+        DType::Float16 => walked::<Half>(x, &mask, &shape, max),
+        DType::BFloat16 => walked::<BFloat16>(x, &mask, &shape, max),
+        _ => crate::element::dispatch_legacy!(x.dtype(), T => walked::<T>(x, &mask, &shape, max),
+        complex => {
+            // Complex numbers have no order.
+            ReducePlan::check(x.layout(), &mask)?;
+            Err(crate::ops::not_implemented_error(
+                if max { "max_values_cpu" } else { "min_values_cpu" },
+                complex,
+            ))
+        }),
+    }
 }
 
 /// The extremum of each group, `MAX` choosing which, for the element types with their own
@@ -218,32 +282,4 @@ impl<T: Extremum, const MAX: bool> Fold<T> for ExtremumFold<MAX> {
     fn row(&self, acc: T, row: &[T]) -> T {
         T::row(self, acc, row, MAX)
     }
-}
-
-/// `amax`/`amin` of the other real dtypes, compared as `f64` (exact for them), NaN winning;
-/// complex numbers have no order.
-fn extremum_generic(
-    x: &Tensor,
-    plan: &ReducePlan,
-    shape: &[usize],
-    dtype: crate::DType,
-    max: bool,
-) -> Result<Tensor> {
-    crate::element::dispatch_real!(dtype, T => {
-        let values = plan.map_groups::<T, T>(x, |data, mut group| {
-            let first = group.next().map_or(T::default(), |p| data[p]);
-            group.fold(first, |acc, p| {
-                let (a, v) = (acc.cast::<f64>(), data[p].cast::<f64>());
-                if a.is_nan() || (!v.is_nan() && if max { a >= v } else { a <= v }) {
-                    acc
-                } else {
-                    data[p]
-                }
-            })
-        })?;
-        Tensor::from_vec(values, shape)
-    }, complex => Err(crate::ops::not_implemented_error(
-        if max { "max_values_cpu" } else { "min_values_cpu" },
-        complex,
-    )))
 }

@@ -1,10 +1,13 @@
 //! The reference engine as a benchmark peer.
 
-use super::workload::{Arg, Bin, Cmp, Dt, Expr, Red, Un, Workload};
+use super::workload::{Arg, Bin, Cmp, Dt, Expr, Red, Ter, Un, Workload};
 use super::{prepare_from, Backend, Call, Output, Peer};
 use bcast_engine::half::{BFloat16, Half};
-use bcast_engine::ops::{binary, compare, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp};
-use bcast_engine::{reduce, Result, Scalar, Tensor};
+use bcast_engine::ops::{
+    addc, binary, clamp_tensors, compare, lerp, r#where, unary, AddcOp, BinaryOp, CompareOp,
+    Operand, UnaryOp,
+};
+use bcast_engine::{reduce, Error, Result, Scalar, Tensor};
 
 /// The engine, with [`bcast_engine::iter::set_num_threads`] threads.
 #[derive(Debug, Default)]
@@ -139,6 +142,14 @@ fn compute(expr: &Expr, ops: &[Operand], out: Option<&Tensor>) -> Result<Tensor>
         Expr::Compare(op) => compare(cmp(*op), ops[0].clone(), ops[1].clone(), out),
         Expr::Where => r#where(first(), ops[1].clone(), ops[2].clone(), out),
         Expr::Unary(op) => unary(un(*op), first(), out),
+        Expr::Ternary(op) => {
+            let nth = |k: usize| tensor(&ops[k]).ok_or_else(|| Error::type_error("a number"));
+            match op {
+                Ter::Addcmul => addc(AddcOp::Mul, first(), nth(1)?, nth(2)?, Scalar::Int(1), out),
+                Ter::Lerp => lerp(first(), nth(1)?, ops[2].clone(), out),
+                Ter::Clamp => clamp_tensors(first(), Some(nth(1)?), Some(nth(2)?), out, true),
+            }
+        }
         Expr::Reduce(r, dims) => reduced(*r, first(), dims),
         Expr::ReduceBack(r, dims, op) => {
             let x = first();

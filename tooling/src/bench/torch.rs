@@ -3,7 +3,7 @@
 //! so those rows are measured allocating or in place only; in-place arithmetic calls torch's
 //! in-place methods (`x.add_(b)`).
 
-use super::workload::{Arg, Bin, Cmp, Dt, Expr, Red, Un, Workload};
+use super::workload::{Arg, Bin, Cmp, Dt, Expr, Red, Ter, Un, Workload};
 use super::{prepare, Backend, Call, Output, Peer};
 use tch::{Kind, Tensor};
 
@@ -208,6 +208,20 @@ fn compute(expr: &Expr, ops: &[Op], out: Option<&Tensor>) -> Option<Tensor> {
                 (Un::Neg, Some(o)) => a.neg_out(o),
                 (Un::Exp, None) => a.exp(),
                 (Un::Exp, Some(o)) => a.exp_out(o),
+            }
+        }
+        Expr::Ternary(op) => {
+            let (a, b) = (t(0)?, t(1)?);
+            match (op, &ops[2], out) {
+                (Ter::Addcmul, Op::T(c), None) => a.addcmul(b, c),
+                (Ter::Addcmul, Op::T(c), Some(o)) => a.addcmul_out(o, b, c),
+                (Ter::Lerp, Op::T(c), None) => a.lerp_tensor(b, c),
+                (Ter::Lerp, Op::T(c), Some(o)) => a.lerp_tensor_out(o, b, c),
+                (Ter::Lerp, Op::F(w), None) => a.lerp(b, *w),
+                (Ter::Lerp, Op::F(w), Some(o)) => a.lerp_scalar_out(o, b, *w),
+                (Ter::Clamp, Op::T(c), None) => a.clamp_tensor(Some(b), Some(c)),
+                (Ter::Clamp, Op::T(c), Some(o)) => a.clamp_tensor_out(o, Some(b), Some(c)),
+                _ => return None,
             }
         }
         Expr::Reduce(r, dims) => reduced(*r, t(0)?, dims),

@@ -205,6 +205,17 @@ pub enum Red {
     Amax,
 }
 
+/// A three-operand element-wise op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ter {
+    /// `torch.addcmul(a, b, c)` (`value` 1).
+    Addcmul,
+    /// `torch.lerp(a, b, c)`, `c` a tensor or a Python float.
+    Lerp,
+    /// `torch.clamp(a, min=b, max=c)` with tensor bounds.
+    Clamp,
+}
+
 /// What a workload computes from its operands.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
@@ -216,6 +227,8 @@ pub enum Expr {
     Where,
     /// `OP(a)`.
     Unary(Un),
+    /// `OP(a, b, c)`.
+    Ternary(Ter),
     /// `a.OP(dims, keepdim=True)` (all dims when empty).
     Reduce(Red, Vec<i64>),
     /// `a OP2 a.OP1(dims, keepdim=True)`: a reduction and the broadcast back.
@@ -459,7 +472,9 @@ pub const SUITES: [(&str, &[&str]); 2] = [
     ("patterns", &["pattern"]),
     (
         "broad",
-        &["dtype", "size", "tiny", "op", "mixed", "reduce", "layout"],
+        &[
+            "dtype", "size", "tiny", "op", "mixed", "reduce", "layout", "outer", "ternary",
+        ],
     ),
 ];
 
@@ -468,7 +483,7 @@ pub const SUITES: [(&str, &[&str]); 2] = [
 /// ```
 /// use bcast_tooling::bench::workload::suite_groups;
 /// assert_eq!(suite_groups("patterns").unwrap(), ["pattern"]);
-/// assert_eq!(suite_groups("all").unwrap().len(), 8);
+/// assert_eq!(suite_groups("all").unwrap().len(), 10);
 /// assert!(suite_groups("nope").is_err());
 /// ```
 ///
@@ -797,6 +812,149 @@ pub fn workloads() -> Vec<Workload> {
         Red::Sum,
         vec![-1],
         Bin::Div,
+        Write::Alloc,
+    ));
+    // Reductions over each dim of a 3-d tensor, and in the other dtypes.
+    let cube = |d: Dt| t(&[64, 256, 256], d);
+    for (label, dims) in [
+        ("(64,256,256).sum(0, keepdim)", vec![0]),
+        ("(64,256,256).sum(1, keepdim)", vec![1]),
+        ("(64,256,256).sum(2, keepdim)", vec![2]),
+        ("(64,256,256).sum((0,2), keepdim)", vec![0, 2]),
+    ] {
+        all.push(w(
+            "reduce",
+            label,
+            Expr::Reduce(Red::Sum, dims),
+            vec![cube(F32)],
+            Write::Alloc,
+        ));
+    }
+    for (d, r, dims) in [
+        (F16, Red::Sum, vec![-1]),
+        (BF16, Red::Sum, vec![0]),
+        (I32, Red::Sum, vec![-1]),
+        (F64, Red::Mean, vec![0]),
+        (I64, Red::Amax, vec![-1]),
+        (F16, Red::Amax, vec![0]),
+    ] {
+        let name = match r {
+            Red::Sum => "sum",
+            Red::Mean => "mean",
+            Red::Amax => "amax",
+        };
+        all.push(red(
+            &format!("{} (4096,1024).{name}({}, keepdim)", d.name(), dims[0]),
+            r,
+            dims,
+            d,
+        ));
+    }
+    // Outputs no input shapes: a column against a row (and a 0-d third operand), 64 MiB of
+    // float32 out, in every element-wise family.
+    let (col, line) = (|d: Dt| t(&[4096, 1], d), |d: Dt| t(&[1, 4096], d));
+    all.extend(both(
+        "outer",
+        "(4096,1) * (1,4096)",
+        Expr::Binary(Bin::Mul),
+        vec![col(F32), line(F32)],
+    ));
+    all.push(w(
+        "outer",
+        "float64 (4096,1) - (1,4096)",
+        Expr::Binary(Bin::Sub),
+        vec![col(F64), line(F64)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "outer",
+        "int64 (4096,1) * (1,4096)",
+        Expr::Binary(Bin::Mul),
+        vec![col(I64), line(I64)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "outer",
+        "float32 (4096,1) + int64 (1,4096)",
+        Expr::Binary(Bin::Add),
+        vec![col(F32), line(I64)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "outer",
+        "float16 (4096,1) + (1,4096)",
+        Expr::Binary(Bin::Add),
+        vec![col(F16), line(F16)],
+        Write::Alloc,
+    ));
+    all.extend(both(
+        "outer",
+        "(4096,1) < (1,4096) -> bool",
+        Expr::Compare(Cmp::Lt),
+        vec![col(F32), line(F32)],
+    ));
+    all.extend(both(
+        "outer",
+        "where(bool (4096,1), (1,4096), 0-d)",
+        Expr::Where,
+        vec![col(Bool), line(F32), ZeroDim(F32, 0.0)],
+    ));
+    all.extend(both(
+        "outer",
+        "addcmul(0-d, (4096,1), (1,4096))",
+        Expr::Ternary(Ter::Addcmul),
+        vec![ZeroDim(F32, 0.5), col(F32), line(F32)],
+    ));
+    all.extend(both(
+        "outer",
+        "lerp((4096,1), (1,4096), 0-d)",
+        Expr::Ternary(Ter::Lerp),
+        vec![col(F32), line(F32), ZeroDim(F32, 0.25)],
+    ));
+    all.extend(both(
+        "outer",
+        "clamp((4096,1), (1,4096), 0-d)",
+        Expr::Ternary(Ter::Clamp),
+        vec![col(F32), line(F32), ZeroDim(F32, 8.0)],
+    ));
+    // Three-operand ops on a matrix, a row and a 0-d tensor or number.
+    all.extend(both(
+        "ternary",
+        "addcmul((4096,1024), (4096,1024), (1024,))",
+        Expr::Ternary(Ter::Addcmul),
+        vec![mat(), mat(), row()],
+    ));
+    all.extend(both(
+        "ternary",
+        "lerp((4096,1024), (1024,), 0.25)",
+        Expr::Ternary(Ter::Lerp),
+        vec![mat(), row(), Float(0.25)],
+    ));
+    all.push(w(
+        "ternary",
+        "lerp((4096,1024), (4096,1024), (1024,))",
+        Expr::Ternary(Ter::Lerp),
+        vec![mat(), mat(), row()],
+        Write::Alloc,
+    ));
+    all.extend(both(
+        "ternary",
+        "clamp((4096,1024), 0-d, 0-d)",
+        Expr::Ternary(Ter::Clamp),
+        vec![mat(), ZeroDim(F32, 2.0), ZeroDim(F32, 8.0)],
+    ));
+    all.push(w(
+        "ternary",
+        "clamp((4096,1024), (1024,), 0-d)",
+        Expr::Ternary(Ter::Clamp),
+        vec![mat(), row(), ZeroDim(F32, 8.0)],
+        Write::Alloc,
+    ));
+    all.push(w(
+        "ternary",
+        "int32 clamp((4096,1024), (1024,), 0-d)",
+        Expr::Ternary(Ter::Clamp),
+        vec![t(&[m, n], I32), t(&[n], I32), ZeroDim(I32, 500.0)],
         Write::Alloc,
     ));
     // Layouts.

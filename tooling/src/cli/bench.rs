@@ -11,12 +11,12 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Which rows: `patterns` (the eight broadcasting patterns in float32, float16, bfloat16
-    /// and int32), `broad` (every op family, dtype, mixed dtypes, reductions, layouts, sizes
-    /// and tiny calls) or `all`. One table per thread count either way.
+    /// and int32), `broad` (every op family, dtype, mixed dtypes, reductions, layouts, sizes,
+    /// tiny calls, outputs no input shapes and three-operand ops) or `all`. One table per thread count either way.
     #[arg(long, default_value = "patterns")]
     pub suite: String,
     /// Groups of the suite by name (default: all of them): pattern (the patterns suite); dtype,
-    /// size, tiny, op, mixed, reduce, layout (the broad suite).
+    /// size, tiny, op, mixed, reduce, layout, outer, ternary (the broad suite).
     #[arg(long, value_delimiter = ',')]
     pub groups: Vec<String>,
     /// Keep the rows whose label contains this text (repeat for more; default: all), to run

@@ -192,3 +192,45 @@ fn half_rounds_ties_to_even_and_subnormals() {
     assert_eq!(Half::from_f32(tiny * 1.5).0, 2);
     assert_eq!(Half::from_f32(-0.0).0, 0x8000);
 }
+
+/// The row sum in `f64` (F16C conversions where the processor has them) against the same
+/// lanes converting one element at a time, over every bit pattern (NaN, infinities and
+/// subnormals among them) and row lengths around the lane count.
+#[test]
+fn row_sums_convert_as_the_elements_do() {
+    use bcast_engine::half::sum_row_f64;
+    let every: Vec<Half> = (0..=u16::MAX).map(Half).collect();
+    let lanes_of = |acc: f64, row: &[Half]| {
+        if row.len() < 32 {
+            return row.iter().fold(acc, |a, v| a + v.to_f32() as f64);
+        }
+        let mut lanes = [0.0f64; 16];
+        let whole = row.len() / 16 * 16;
+        for (i, v) in row[..whole].iter().enumerate() {
+            lanes[i % 16] += v.to_f32() as f64;
+        }
+        let total = lanes.iter().fold(acc, |a, &l| a + l);
+        row[whole..]
+            .iter()
+            .fold(total, |a, v| a + v.to_f32() as f64)
+    };
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    // Finite halves only (no NaN or infinity swallows the sum), in rows of every length
+    // from 0 to 40 and in one long row.
+    let finite: Vec<Half> = every
+        .iter()
+        .copied()
+        .filter(|h| h.to_f32().is_finite())
+        .collect();
+    for len in 0..=40 {
+        for row in finite.chunks(len.max(1)).take(200) {
+            let row = &row[..len.min(row.len())];
+            assert!(
+                same(sum_row_f64(0.5, row), lanes_of(0.5, row)),
+                "row of {len}"
+            );
+        }
+    }
+    assert!(same(sum_row_f64(0.0, &finite), lanes_of(0.0, &finite)));
+    assert!(sum_row_f64(0.0, &every).is_nan());
+}

@@ -4,8 +4,8 @@
 use bcast_engine::__internals::storage::zeros_written;
 use bcast_engine::config::{with_strategy, Strategy};
 use bcast_engine::loops::{map_binary, map_unary};
-use bcast_engine::ops::{binary, BinaryOp};
-use bcast_engine::{DType, Tensor};
+use bcast_engine::ops::{binary, r#where, BinaryOp};
+use bcast_engine::{Buffer, DType, Scalar, Storage, Tensor};
 
 #[test]
 fn an_output_written_whole_never_gets_its_zeros() {
@@ -82,4 +82,36 @@ fn an_op_allocating_its_output_skips_the_zeros() {
     assert_eq!(zeros_written(), before);
     let expected: Vec<f32> = (0..64).map(|i| (i + i % 8) as f32).collect();
     assert_eq!(sum.to_vec::<f32>().unwrap(), expected);
+}
+
+/// `torch.where` writes into `empty(0)` that the iteration resizes: the grown storage owes its
+/// zeros as a new one does, and the loop that writes every element never writes them.
+#[test]
+fn a_where_into_a_resized_empty_output_skips_the_zeros() {
+    let c = Tensor::from_vec(vec![true, false, true], &[3, 1]).unwrap();
+    let a = Tensor::from_vec(vec![1.0f32, 2.0], &[1, 2]).unwrap();
+    let before = zeros_written();
+    let r = r#where(&c, &a, -1.0, None).unwrap();
+    assert_eq!(zeros_written(), before);
+    assert_eq!(
+        r.to_vec::<f32>().unwrap(),
+        vec![1.0, 2.0, -1.0, -1.0, 1.0, 2.0]
+    );
+}
+
+/// A storage grown from empty reads as zeros (written once, when first read); one grown
+/// from a non-empty buffer keeps its elements.
+#[test]
+fn a_grown_storage_reads_zeros_after_its_elements() {
+    let empty = Storage::zeros(DType::Int64, 0).unwrap();
+    empty.grow_to(4).unwrap();
+    assert_eq!(empty.len(), 4);
+    let before = zeros_written();
+    assert_eq!(empty.to_scalars(), vec![Scalar::Int(0); 4]);
+    assert_eq!(zeros_written(), before + 1);
+    let held = Storage::new(Buffer::from(vec![7i64, 8]));
+    held.grow_to(4).unwrap();
+    held.grow_to(3).unwrap();
+    let values = [7, 8, 0, 0].map(Scalar::Int).to_vec();
+    assert_eq!(held.to_scalars(), values);
 }

@@ -216,18 +216,15 @@ fn guarded_rows_match_an_element_walk() {
 fn ternary_rows_match_an_element_walk() {
     let f = |m: bool, a: f32, b: f32| if m { a } else { b * 2.0 };
     let kernel = Ternary::new(f);
-    let m: Vec<bool> = (0..4000).map(|i| i % 3 != 1).collect();
-    let x: Vec<f32> = (0..4000).map(|i| i as f32).collect();
-    let y: Vec<f32> = (0..4000).map(|i| -(i as f32) * 0.5).collect();
-    let steps = [
-        [1, 1, 1, 1],
-        [1, 1, 1, 0],
-        [1, 1, 0, 1],
-        [1, 1, 0, 0],
-        [1, 0, 1, 1],
-        [1, 0, 0, 0],
-        [2, 1, 3, 0],
-    ];
+    let m: Vec<bool> = (0..8000).map(|i| i % 3 != 1).collect();
+    let x: Vec<f32> = (0..8000).map(|i| i as f32).collect();
+    let y: Vec<f32> = (0..8000).map(|i| -(i as f32) * 0.5).collect();
+    // Every contiguous-output row kind (each input step 0 or 1), a contiguous output with a
+    // strided input, and a strided output.
+    let mut steps: Vec<[usize; 4]> = (0..8)
+        .map(|bits| [1, bits & 1, (bits >> 1) & 1, (bits >> 2) & 1])
+        .collect();
+    steps.extend([[1, 2, 0, 1], [2, 1, 3, 0]]);
     for step in steps {
         for len in [0, 1, 7, 300, 1001] {
             let rect = Rect {

@@ -69,3 +69,54 @@ fn float_rows_fold_as_with_pick() {
         rows_match::<f64, false>(&f64s, f64_nans, f64::to_bits);
     }
 }
+
+/// `float16` and `bfloat16` pick by their bits as `f32` picks by value: over pairs of
+/// every sign and magnitude class (zeros of both signs, subnormals, normals, infinities,
+/// NaNs of both signs), the same element (bits), for `max` and `min`.
+#[test]
+fn half_picks_by_bits_as_f32_picks_by_value() {
+    use bcast_engine::half::{BFloat16, Half};
+    fn f32_pick(a: f32, v: f32, max: bool) -> bool {
+        let better = if max { v > a } else { v < a };
+        better | v.is_nan()
+    }
+    fn check<T: Extremum + Copy>(
+        bits: &[u16],
+        of: impl Fn(u16) -> T,
+        to_f32: impl Fn(T) -> f32,
+        back: impl Fn(T) -> u16,
+    ) {
+        for &a in bits {
+            for &v in bits {
+                for max in [true, false] {
+                    let (x, y) = (of(a), of(v));
+                    let want = if f32_pick(to_f32(x), to_f32(y), max) {
+                        v
+                    } else {
+                        a
+                    };
+                    assert_eq!(
+                        back(T::pick(x, y, max)),
+                        want,
+                        "{a:#06x} {v:#06x} max {max}"
+                    );
+                }
+            }
+        }
+    }
+    let magnitudes = [
+        0x0000u16, 0x0001, 0x03ff, 0x0400, 0x3c00, 0x3c01, 0x7bff, 0x7c00, 0x7c01, 0x7e00, 0x7fff,
+    ];
+    let halves: Vec<u16> = magnitudes.iter().flat_map(|&m| [m, m | 0x8000]).collect();
+    check(&halves, Half, Half::to_f32, Half::to_bits);
+    let magnitudes = [
+        0x0000u16, 0x0001, 0x007f, 0x0080, 0x3f80, 0x3f81, 0x7f7f, 0x7f80, 0x7f81, 0x7fc0, 0x7fff,
+    ];
+    let brains: Vec<u16> = magnitudes.iter().flat_map(|&m| [m, m | 0x8000]).collect();
+    check(
+        &brains,
+        BFloat16::from_bits,
+        BFloat16::to_f32,
+        BFloat16::to_bits,
+    );
+}
