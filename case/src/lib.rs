@@ -61,9 +61,10 @@ pub use dtype::{DType, ValueKind};
 pub use fill::{fill_values, splitmix64};
 pub use level::Level;
 pub use load::{
-    check_schema, check_unique_ids, derive_tags, fixture_files, load_dir, load_file, load_paths,
-    load_text, read_header, required_len, schema_for, storage_dtype, storage_values, validate_case,
-    FileHeader, LoadError, LoadedCase, HUGE_RESULT_ELEMENTS, HUGE_RESULT_TAG, MAX_FIXTURE_STORAGE,
+    check_schema, check_unique_ids, checked_storage_values, derive_tags, fixture_files, load_dir,
+    load_file, load_paths, load_text, read_header, required_len, schema_for, storage_dtype,
+    storage_values, validate_case, FileHeader, LoadError, LoadedCase, HUGE_RESULT_ELEMENTS,
+    HUGE_RESULT_TAG, MAX_FIXTURE_STORAGE,
 };
 pub use model::*;
 pub use number::Num;

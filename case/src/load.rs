@@ -10,7 +10,7 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -584,6 +584,22 @@ pub const MAX_FIXTURE_STORAGE: usize = 1 << 24;
 ///     "storage s: values[1]: 300 is out of the range of uint8 (0 to 255)");
 /// ```
 pub fn validate_case(case: &Case) -> Result<(), String> {
+    checked_storage_values(case).map(drop)
+}
+
+/// [`validate_case`], giving every storage's values ([`storage_values`]) by name when the
+/// case is valid, so that a caller that builds the storages fills and checks them once.
+///
+/// ```
+/// use bcast_case::{checked_storage_values, Case, Num};
+/// let case: Case = serde_json::from_str(r#"{"id": "u", "storages": {"s": {"dtype": "uint8",
+///     "values": [1, 2]}}, "call": {"fn": "Tensor.numel"}}"#).unwrap();
+/// assert_eq!(checked_storage_values(&case).unwrap()["s"], [Num::Int(1), Num::Int(2)]);
+/// ```
+///
+/// # Errors
+/// As [`validate_case`].
+pub fn checked_storage_values(case: &Case) -> Result<BTreeMap<&str, Vec<Num>>, String> {
     let dtype_args = case.call.args.iter().chain(case.call.kwargs.values());
     for arg in dtype_args {
         match arg {
@@ -611,14 +627,15 @@ pub fn validate_case(case: &Case) -> Result<(), String> {
             ));
         }
     }
-    let mut lens = std::collections::BTreeMap::new();
+    let mut values = BTreeMap::new();
     for (name, spec) in &case.storages {
-        let values = storage_values(spec).map_err(|m| format!("storage {name}: {m}"))?;
-        lens.insert(name.as_str(), values.len());
+        let v = storage_values(spec).map_err(|m| format!("storage {name}: {m}"))?;
+        values.insert(name.as_str(), v);
     }
     for (name, t) in &case.tensors {
-        let len = *lens
+        let len = values
             .get(t.storage.as_str())
+            .map(Vec::len)
             .ok_or_else(|| format!("tensor {name} views unknown storage {}", t.storage))?;
         let needed = required_len(&t.shape, &t.strides, t.offset)
             .map_err(|m| format!("tensor {name}: {m}"))?;
@@ -629,5 +646,6 @@ pub fn validate_case(case: &Case) -> Result<(), String> {
             ));
         }
     }
-    validate_expect(case)
+    validate_expect(case)?;
+    Ok(values)
 }

@@ -3,12 +3,13 @@
 //! the one place that maps them), and element values as engine [`Scalar`]s.
 
 pub use bcast_case::{
-    bounded_vec, check_schema, dims_vec, fill_values, fixture_json, load_dir, load_file,
-    load_paths, required_len, results_vec, schema_for, splitmix64, storage_values, validate_case,
-    with_element_budget, Arg, Call, Case, Claim, ClaimOutcome, DocClaim, ErrorOutcome, ErrorStage,
-    Fill, FillKind, FixtureFile, GradSpec, IndexItem, LoadError, LoadedCase, Num, OkOutcome,
-    Outcome, ResultValue, Source, StorageSpec, TensorResult, TensorSpec, Tolerance, GRAD_SCHEMA,
-    MAX_DIMS, MAX_FIXTURE_STORAGE, MAX_RESULT_TENSORS, SCHEMA_VERSION,
+    bounded_vec, check_schema, checked_storage_values, dims_vec, fill_values, fixture_json,
+    load_dir, load_file, load_paths, required_len, results_vec, schema_for, splitmix64,
+    storage_values, validate_case, with_element_budget, Arg, Call, Case, Claim, ClaimOutcome,
+    DocClaim, ErrorOutcome, ErrorStage, Fill, FillKind, FixtureFile, GradSpec, IndexItem,
+    LoadError, LoadedCase, Num, OkOutcome, Outcome, ResultValue, Source, StorageSpec, TensorResult,
+    TensorSpec, Tolerance, GRAD_SCHEMA, MAX_DIMS, MAX_FIXTURE_STORAGE, MAX_RESULT_TENSORS,
+    SCHEMA_VERSION,
 };
 
 use bcast_engine::{DType, Scalar};

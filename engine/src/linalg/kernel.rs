@@ -140,6 +140,16 @@ fn product_typed<T: ProductElement>(a: &Tensor, b: &Tensor) -> Result<Tensor> {
         // Nothing to sum into (and `b`'s rows, batch by k, may be many though empty).
         return Tensor::from_vec(Vec::<T>::new(), &[batch, n, p]);
     }
+    // `b` read along its rows: a row-major copy of a `b` whose rows are strided (a transposed
+    // or permuted operand, as einsum gives it), so that the row loop below is over slices
+    // (the same products added in the same order).
+    let copied;
+    let b = if b.strides()[2] != 1 && p > 1 && n > 1 {
+        copied = b.contiguous_copy()?;
+        &copied
+    } else {
+        b
+    };
     let (a_s, b_s) = (a.strides(), b.strides());
     // Where each row of `a` and each row of `b` starts.
     let rows = strided_positions(&[batch, n], &[a_s[0], a_s[1]], a.offset());

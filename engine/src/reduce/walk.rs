@@ -30,6 +30,9 @@ const MIN_FOR_THREADS: usize = 1 << 18;
 /// A cut inner row is at least this long.
 const MIN_SEGMENT: usize = 4096;
 
+/// Pieces a walk cut at whole groups of rows must have, at least, to be cut so.
+const MIN_GROUPED_PIECES: usize = 16;
+
 /// Partial accumulators a walk may allocate at most (all pieces together).
 const MAX_PARTIALS: usize = 1 << 22;
 
@@ -209,8 +212,26 @@ impl ReduceWalk {
         };
         let mut chunks = wanted.div_ceil(segments).min(rows);
         let outer_reduced = self.outer.iter().any(|d| d.reduced);
-        let shares =
-            |chunks: usize| (chunks > 1 && outer_reduced) || (segments > 1 && self.inner.reduced);
+        // Rows come in groups of `group` for one row of results when every reduced outer dim
+        // lies inside every kept one (`(64,256,256).sum(1)`: groups of 256 rows): chunks cut
+        // at whole groups share no result element, so they need no private partials. Taken
+        // when it leaves at least `MIN_GROUPED_PIECES` pieces (else the partials, which let
+        // a reduction over the outermost dim run on every thread).
+        let first_reduced = self.outer.iter().position(|d| d.reduced);
+        let group = first_reduced
+            .filter(|&r| self.outer[r..].iter().all(|d| d.reduced))
+            .map(|r| self.outer[r..].iter().map(|d| d.size).product::<usize>());
+        let grouped = group.filter(|&g| {
+            !(segments > 1 && self.inner.reduced)
+                && chunks.min(rows / g) * segments >= MIN_GROUPED_PIECES.min(wanted)
+        });
+        if let Some(g) = grouped {
+            chunks = chunks.min(rows / g);
+        }
+        let shares = |chunks: usize| {
+            (chunks > 1 && outer_reduced && grouped.is_none())
+                || (segments > 1 && self.inner.reduced)
+        };
         while shares(chunks) && chunks * segments * self.out_len > MAX_PARTIALS && chunks > 1 {
             chunks /= 2;
         }
@@ -232,8 +253,10 @@ impl ReduceWalk {
         let own = SyncPtr(partials.as_mut_ptr());
         let run = |p: usize| {
             let (c, s) = (p / segments, p % segments);
+            // Cut at whole groups of rows when grouped (`rows` is `units * g`).
+            let (unit, units) = grouped.map_or((1, rows), |g| (g, rows / g));
             let piece = Piece {
-                rows: (c * rows / chunks, (c + 1) * rows / chunks),
+                rows: (c * units / chunks * unit, (c + 1) * units / chunks * unit),
                 cols: (s * len / segments, (s + 1) * len / segments),
             };
             let acc = if private {

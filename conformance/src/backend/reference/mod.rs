@@ -18,8 +18,8 @@ pub use describe::{describe_value, sample_positions, MAX_FULL_VALUES};
 use super::{Backend, BackendFailure, Capabilities};
 use crate::case::NumScalar;
 use crate::case::{
-    engine_dtypes, storage_dtype, storage_values, unsupported_dtype, validate_case, Case,
-    ErrorOutcome, OkOutcome, Outcome,
+    checked_storage_values, engine_dtypes, storage_dtype, unsupported_dtype, Case, ErrorOutcome,
+    OkOutcome, Outcome,
 };
 use crate::ops::{self, Family};
 use bcast_case::reflect::Body;
@@ -50,11 +50,13 @@ impl Inputs {
 
     /// Builds every storage and view of `case`.
     pub fn build(case: &Case) -> Result<Inputs, String> {
-        validate_case(case)?;
+        let checked = checked_storage_values(case)?;
         let mut inputs = Inputs::default();
         for (name, spec) in &case.storages {
             let dtype = storage_dtype(spec).map_err(|m| format!("storage {name}: {m}"))?;
-            let values = storage_values(spec).map_err(|m| format!("storage {name}: {m}"))?;
+            let values = checked
+                .get(name.as_str())
+                .ok_or_else(|| format!("storage {name}: not checked"))?;
             let scalars: Vec<_> = values.iter().map(|v| v.to_scalar()).collect();
             inputs.lengths.insert(name.clone(), scalars.len());
             inputs.storages.insert(

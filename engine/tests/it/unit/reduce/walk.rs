@@ -57,7 +57,8 @@ fn dims_sort_and_coalesce() {
 #[test]
 fn every_layout_and_cut_matches_the_index_map() {
     // (shape, strides, storage length): contiguous, transposed, expanded, a gap per row,
-    // and walks long enough to be cut into pieces with and without partials.
+    // and walks long enough to be cut into pieces with and without partials, or at whole
+    // groups of rows (`(70,40,130)` over dim 1, `(16,65536)` over dim 0 in 16 column cuts).
     let cases: &[(&[usize], &[usize], usize)] = &[
         (&[6, 5, 4], &[20, 4, 1], 120),
         (&[5, 6], &[1, 5], 30),
@@ -67,6 +68,7 @@ fn every_layout_and_cut_matches_the_index_map() {
         (&[3, 90_001], &[90_001, 1], 270_003),
         (&[70, 40, 130], &[5200, 130, 1], 364_000),
         (&[130, 70, 40], &[1, 5200, 130], 364_000),
+        (&[16, 65_536], &[65_536, 1], 1 << 20),
     ];
     let mut walked = 0;
     for &(shape, strides, len) in cases {
@@ -87,7 +89,7 @@ fn every_layout_and_cut_matches_the_index_map() {
         }
     }
     // Every case but the fully strided ones has a contiguous dim.
-    assert_eq!(walked, 8 + 4 + 8 + 4 + 4 + 4 + 8 + 8);
+    assert_eq!(walked, 8 + 4 + 8 + 4 + 4 + 4 + 8 + 8 + 4);
 }
 
 #[test]
