@@ -1,8 +1,9 @@
 //! The benchmark's rows: what each computes, on which operands (shape, dtype, layout, 0-d
 //! tensors and Python numbers), and how the result is written; plus the data every
 //! implementation starts from. The eight broadcasting patterns (group `pattern`, in four dtypes)
-//! and the broad rows (every op family, dtype, mixed dtypes, reductions, layouts, sizes and
-//! tiny calls) are rows of the same list; a suite is a set of groups.
+//! and the broad rows (every op family, dtype, mixed dtypes, reductions, layouts, sizes, tiny
+//! calls, outputs no input shapes and three-operand ops) are rows of the same list; a suite
+//! is a set of groups.
 
 /// An element type of the benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
