@@ -860,34 +860,15 @@ pub fn workloads() -> Vec<Workload> {
         Expr::Binary(Bin::Mul),
         vec![col(F32), line(F32)],
     ));
-    all.push(w(
-        "outer",
-        "float64 (4096,1) - (1,4096)",
-        Expr::Binary(Bin::Sub),
-        vec![col(F64), line(F64)],
-        Write::Alloc,
-    ));
-    all.push(w(
-        "outer",
-        "int64 (4096,1) * (1,4096)",
-        Expr::Binary(Bin::Mul),
-        vec![col(I64), line(I64)],
-        Write::Alloc,
-    ));
-    all.push(w(
-        "outer",
-        "float32 (4096,1) + int64 (1,4096)",
-        Expr::Binary(Bin::Add),
-        vec![col(F32), line(I64)],
-        Write::Alloc,
-    ));
-    all.push(w(
-        "outer",
-        "float16 (4096,1) + (1,4096)",
-        Expr::Binary(Bin::Add),
-        vec![col(F16), line(F16)],
-        Write::Alloc,
-    ));
+    for (label, op, a, b) in [
+        ("float64 (4096,1) - (1,4096)", Bin::Sub, F64, F64),
+        ("int64 (4096,1) * (1,4096)", Bin::Mul, I64, I64),
+        ("float32 (4096,1) + int64 (1,4096)", Bin::Add, F32, I64),
+        ("float16 (4096,1) + (1,4096)", Bin::Add, F16, F16),
+    ] {
+        let args = vec![col(a), line(b)];
+        all.push(w("outer", label, Expr::Binary(op), args, Write::Alloc));
+    }
     all.extend(both(
         "outer",
         "(4096,1) < (1,4096) -> bool",
