@@ -21,8 +21,12 @@ pub(crate) const MIN_PER_THREAD: usize = 1 << 15;
 /// time (see [`pool`]), so a thread the system delays does not hold the others up.
 const MIN_PER_PIECE: usize = 1 << 15;
 
-/// Pieces per thread at most.
-const PIECES_PER_THREAD: usize = 16;
+/// Pieces per thread at most: two, so each thread walks long runs of memory in order (as
+/// torch's static OpenMP split does, one run each) and a thread the system delays still
+/// leaves the others a piece to take. With 16, at two threads `float32 (4096,1024) +
+/// (1024,)` `out=` took 202 µs and `(1024,1024) + (1024,)` 58.8 µs (torch 171 and 43.5); with
+/// 2, 164 to 177 µs and 44.6 µs.
+const PIECES_PER_THREAD: usize = 2;
 
 /// Storage base pointers, shared read-only with the loop's threads.
 #[derive(Clone, Copy)]
