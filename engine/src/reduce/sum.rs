@@ -182,6 +182,25 @@ wide_sum!(crate::half::Half, |_: &WideSum, acc, row| {
 });
 wide_sum!(crate::half::BFloat16, super::walk::fold_row);
 
+/// Each group's `f64` sum of a `float16` or `bfloat16` tensor ([`WideSum`] by the fast
+/// walk), rounded to `float32` (torch's accumulator), divided there by `count` (1 for a sum,
+/// the group's size for a mean), and rounded to `T`.
+fn wide_sums<T: Element + Sync>(
+    x: &Tensor,
+    mask: &[bool],
+    shape: &[usize],
+    count: f64,
+) -> Result<Tensor>
+where
+    WideSum: super::walk::Fold<T, Acc = f64>,
+{
+    let totals = fold_tensor::<T, _>(x, mask, &WideSum)?;
+    let values = totals
+        .into_iter()
+        .map(|t| T::from_f32(t as f32 / count as f32));
+    Tensor::from_vec(values.collect(), shape)
+}
+
 /// The sums of the dtypes without summing loops of their own that the fast walk
 /// ([`fold_tensor`]) folds: the smaller integers (and `uint8`) into `int64`, exact in any
 /// order; `float16` and `bfloat16` in `f64`, rounded once to `float32` (torch's accumulator)
@@ -197,23 +216,13 @@ fn walked_sum(x: &Tensor, out: DType, mask: &[bool], shape: &[usize]) -> Result<
             shape,
         )
     }
-    fn halves<T: Element + Sync>(x: &Tensor, mask: &[bool], shape: &[usize]) -> Result<Tensor>
-    where
-        WideSum: super::walk::Fold<T, Acc = f64>,
-    {
-        let totals = fold_tensor::<T, _>(x, mask, &WideSum)?;
-        Tensor::from_vec(
-            totals.into_iter().map(|t| T::from_f32(t as f32)).collect(),
-            shape,
-        )
-    }
     Ok(Some(match (x.dtype(), out) {
         (DType::UInt8, DType::Int64) => integers::<u8>(x, mask, shape)?,
         (DType::Int8, DType::Int64) => integers::<i8>(x, mask, shape)?,
         (DType::Int16, DType::Int64) => integers::<i16>(x, mask, shape)?,
         (DType::Int32, DType::Int64) => integers::<i32>(x, mask, shape)?,
-        (DType::Float16, DType::Float16) => halves::<Half>(x, mask, shape)?,
-        (DType::BFloat16, DType::BFloat16) => halves::<BFloat16>(x, mask, shape)?,
+        (DType::Float16, DType::Float16) => wide_sums::<Half>(x, mask, shape, 1.0)?,
+        (DType::BFloat16, DType::BFloat16) => wide_sums::<BFloat16>(x, mask, shape, 1.0)?,
         _ => return Ok(None),
     }))
 }
@@ -269,25 +278,10 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
         // dtype, whose range it may exceed), summed, divided, then cast to the half dtype.
         // The engine sums a half input in `f64` by the fast walk, as `walked_sum` does.
         if x.dtype() == out {
-            fn means<T: Element + Sync>(
-                x: &Tensor,
-                mask: &[bool],
-                count: f64,
-                shape: &[usize],
-            ) -> Result<Tensor>
-            where
-                WideSum: super::walk::Fold<T, Acc = f64>,
-            {
-                let totals = fold_tensor::<T, _>(x, mask, &WideSum)?;
-                let means = totals
-                    .into_iter()
-                    .map(|t| T::from_f32(t as f32 / count as f32));
-                Tensor::from_vec(means.collect(), shape)
-            }
             return if out == DType::Float16 {
-                means::<crate::half::Half>(x, &mask, count, &shape)
+                wide_sums::<crate::half::Half>(x, &mask, &shape, count)
             } else {
-                means::<crate::half::BFloat16>(x, &mask, count, &shape)
+                wide_sums::<crate::half::BFloat16>(x, &mask, &shape, count)
             };
         }
         let xs = x.to_dtype(DType::Float32)?;
