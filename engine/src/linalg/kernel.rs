@@ -142,7 +142,8 @@ fn product_typed<T: ProductElement>(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     }
     // `b` read along its rows: a row-major copy of a `b` whose rows are strided (a transposed
     // or permuted operand, as einsum gives it), so that the row loop below is over slices
-    // (the same products added in the same order).
+    // (the same products added in the same order). Not for one row of `a` (`n` 1), which
+    // reads each row of `b` once, as the copy would.
     let copied;
     let b = if b.strides()[2] != 1 && p > 1 && n > 1 {
         copied = b.contiguous_copy()?;

@@ -198,7 +198,7 @@ impl Ordered for Half {
     }
     #[inline]
     fn is_nan(self) -> bool {
-        self.cast::<f32>().is_nan()
+        Half::is_nan(self)
     }
 }
 
@@ -209,7 +209,7 @@ impl Ordered for BFloat16 {
     }
     #[inline]
     fn is_nan(self) -> bool {
-        self.cast::<f32>().is_nan()
+        BFloat16::is_nan(self)
     }
 }
 

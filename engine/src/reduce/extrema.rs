@@ -65,24 +65,22 @@ int_extremum!(u8, i8, i16, i32, i64);
 /// `float16` and `bfloat16` compared by their bits, NaN winning as for `f32`: a sign and
 /// magnitude, mapped to a key that orders as the values do (`-0` and `+0` one key, so a tie
 /// keeps `acc` as the `f32` compare does), so that the walk compares 16-bit integers instead
-/// of converting every element. `$nan` is the magnitude above which the bits are a NaN.
+/// of converting every element.
 macro_rules! half_extremum {
-    ($($t:ty, $nan:expr);*) => {$(
+    ($($t:ty),*) => {$(
         impl Extremum for $t {
             #[inline(always)]
             fn pick(acc: $t, v: $t, max: bool) -> $t {
-                let key = |h: u16| {
-                    let magnitude = h & 0x7fff;
-                    if h & 0x8000 != 0 {
+                let key = |h: $t| {
+                    let (bits, magnitude) = (h.to_bits(), h.to_bits() & 0x7fff);
+                    if bits & 0x8000 != 0 {
                         0x8000 - magnitude
                     } else {
                         0x8000 + magnitude
                     }
                 };
-                let nan = |h: u16| h & 0x7fff > $nan;
-                let (a, b) = (acc.to_bits(), v.to_bits());
-                let better = if max { key(b) > key(a) } else { key(b) < key(a) };
-                if nan(b) | (!nan(a) & better) {
+                let better = if max { key(v) > key(acc) } else { key(v) < key(acc) };
+                if v.is_nan() | (!acc.is_nan() & better) {
                     v
                 } else {
                     acc
@@ -94,7 +92,7 @@ macro_rules! half_extremum {
         }
     )*};
 }
-half_extremum!(crate::half::Half, 0x7c00; crate::half::BFloat16, 0x7f80);
+half_extremum!(crate::half::Half, crate::half::BFloat16);
 
 macro_rules! float_extremum {
     ($t:ty) => {
@@ -233,25 +231,15 @@ fn extremum(x: &Tensor, dims: &[i64], keepdim: bool, max: bool) -> Result<Tensor
         };
         Tensor::from_vec(values, shape)
     }
-    use crate::half::{BFloat16, Half};
-    use crate::DType;
-    match x.dtype() {
-        DType::UInt8 => walked::<u8>(x, &mask, &shape, max),
-        DType::Int8 => walked::<i8>(x, &mask, &shape, max),
-        DType::Int16 => walked::<i16>(x, &mask, &shape, max),
-        DType::Int32 => walked::<i32>(x, &mask, &shape, max),
-        DType::Float16 => walked::<Half>(x, &mask, &shape, max),
-        DType::BFloat16 => walked::<BFloat16>(x, &mask, &shape, max),
-        _ => crate::element::dispatch_legacy!(x.dtype(), T => walked::<T>(x, &mask, &shape, max),
-        complex => {
-            // Complex numbers have no order.
-            ReducePlan::check(x.layout(), &mask)?;
-            Err(crate::ops::not_implemented_error(
-                if max { "max_values_cpu" } else { "min_values_cpu" },
-                complex,
-            ))
-        }),
-    }
+    crate::element::dispatch_real!(x.dtype(), T => walked::<T>(x, &mask, &shape, max),
+    complex => {
+        // Complex numbers have no order.
+        ReducePlan::check(x.layout(), &mask)?;
+        Err(crate::ops::not_implemented_error(
+            if max { "max_values_cpu" } else { "min_values_cpu" },
+            complex,
+        ))
+    })
 }
 
 /// The extremum of each group, `MAX` choosing which, for the element types with their own

@@ -133,19 +133,31 @@ pub fn sum(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Res
             Tensor::from_vec(values, &shape)
         });
     }
-    dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
-        let fold = FoldWith(
-            <U as SumElement>::ZERO,
-            |acc, v: T| <U as SumElement>::add(acc, v.cast::<U>()),
-            <U as SumElement>::merge,
-        );
-        let values = fold_tensor(x, &mask, &fold)?
-            .into_iter()
-            .map(<U as SumElement>::finish)
-            .collect();
-        Tensor::from_vec(values, &shape)
-    }, other => Err(Error::unsupported_dtype("sum", other))),
+    dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => folded_sum::<T, U>(x, &mask, &shape),
+        other => Err(Error::unsupported_dtype("sum", other))),
         other => Err(Error::unsupported_dtype("sum", other)))
+}
+
+/// Each group's sum of `x` (of `T`) in `U` by the fast walk ([`fold_tensor`]): every element
+/// cast to `U`, then added in `U`'s accumulator ([`SumElement`]).
+fn folded_sum<T: Element + Sync, U: SumElement>(
+    x: &Tensor,
+    mask: &[bool],
+    shape: &[usize],
+) -> Result<Tensor>
+where
+    U::Acc: Send + Sync,
+{
+    let fold = FoldWith(
+        <U as SumElement>::ZERO,
+        |acc, v: T| <U as SumElement>::add(acc, v.cast::<U>()),
+        <U as SumElement>::merge,
+    );
+    let values = fold_tensor(x, mask, &fold)?
+        .into_iter()
+        .map(<U as SumElement>::finish)
+        .collect();
+    Tensor::from_vec(values, shape)
 }
 
 /// A float sum in `f64` of `float16` or `bfloat16` elements (exact conversions).
@@ -209,18 +221,11 @@ where
 /// 2e-3 for `float16`, 2e-2 for `bfloat16`). `None` for the other pairs.
 fn walked_sum(x: &Tensor, out: DType, mask: &[bool], shape: &[usize]) -> Result<Option<Tensor>> {
     use crate::half::{BFloat16, Half};
-    fn integers<T: Element + Sync>(x: &Tensor, mask: &[bool], shape: &[usize]) -> Result<Tensor> {
-        let add = |acc: i64, v: T| acc.wrapping_add(v.cast::<i64>());
-        Tensor::from_vec(
-            fold_tensor(x, mask, &FoldWith(0i64, add, i64::wrapping_add))?,
-            shape,
-        )
-    }
     Ok(Some(match (x.dtype(), out) {
-        (DType::UInt8, DType::Int64) => integers::<u8>(x, mask, shape)?,
-        (DType::Int8, DType::Int64) => integers::<i8>(x, mask, shape)?,
-        (DType::Int16, DType::Int64) => integers::<i16>(x, mask, shape)?,
-        (DType::Int32, DType::Int64) => integers::<i32>(x, mask, shape)?,
+        (DType::UInt8, DType::Int64) => folded_sum::<u8, i64>(x, mask, shape)?,
+        (DType::Int8, DType::Int64) => folded_sum::<i8, i64>(x, mask, shape)?,
+        (DType::Int16, DType::Int64) => folded_sum::<i16, i64>(x, mask, shape)?,
+        (DType::Int32, DType::Int64) => folded_sum::<i32, i64>(x, mask, shape)?,
         (DType::Float16, DType::Float16) => wide_sums::<Half>(x, mask, shape, 1.0)?,
         (DType::BFloat16, DType::BFloat16) => wide_sums::<BFloat16>(x, mask, shape, 1.0)?,
         _ => return Ok(None),
