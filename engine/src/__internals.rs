@@ -100,6 +100,13 @@ pub mod reduce {
     pub mod walk {
         pub use crate::reduce::walk::{fold_row, Fold, FoldWith, ReduceWalk};
     }
+
+    /// From `reduce::wide_row`.
+    pub mod wide_row {
+        pub use crate::reduce::wide_row::{
+            add_rows4_portable, sum_row, sum_row_portable, WideElement,
+        };
+    }
 }
 
 /// From [`crate::storage`].

@@ -265,47 +265,6 @@ impl WidenSlice for Half {
     }
 }
 
-/// `acc` plus the `f64` sum of `row` in [`crate::reduce`]'s order: sixteen lanes, lane `k`
-/// adding elements `k`, `k + 16`, ... from 0, the lanes then added to `acc` in order, then the
-/// elements past the last whole sixteen one by one (rows shorter than 32 one by one from
-/// `acc`). Every conversion is exact, so converting eight elements per F16C instruction, where
-/// the processor has it, gives the same value as converting one at a time.
-///
-/// ```
-/// use bcast_engine::half::{sum_row_f64, Half};
-/// let row: Vec<Half> = (0..100).map(|i| Half::from_f32(i as f32 * 0.5)).collect();
-/// assert_eq!(sum_row_f64(1.0, &row), 1.0 + 2475.0);
-/// ```
-pub fn sum_row_f64(acc: f64, row: &[Half]) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    if row.len() >= 32 && std::arch::is_x86_feature_detected!("f16c") {
-        // SAFETY: the processor has F16C (and so AVX).
-        return unsafe { f16c::sum_row_f64(acc, row) };
-    }
-    sum_row_f64_with(acc, row, |chunk| chunk.map(Half::to_f32))
-}
-
-/// [`sum_row_f64`] with `widen` converting sixteen elements.
-#[inline(always)]
-fn sum_row_f64_with(acc: f64, row: &[Half], widen: impl Fn(&[Half; 16]) -> [f32; 16]) -> f64 {
-    if row.len() < 32 {
-        return row.iter().fold(acc, |a, v| a + v.to_f32() as f64);
-    }
-    let mut lanes = [0.0f64; 16];
-    let mut chunks = row.chunks_exact(16);
-    for chunk in &mut chunks {
-        let wide = widen(chunk.try_into().expect("sixteen elements"));
-        for (l, v) in lanes.iter_mut().zip(wide) {
-            *l += v as f64;
-        }
-    }
-    let total = lanes.iter().fold(acc, |a, &l| a + l);
-    chunks
-        .remainder()
-        .iter()
-        .fold(total, |a, v| a + v.to_f32() as f64)
-}
-
 /// The F16C conversions, eight elements per instruction.
 #[cfg(target_arch = "x86_64")]
 mod f16c {
@@ -314,27 +273,6 @@ mod f16c {
         __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_set1_ps, _mm_loadu_si128,
         _mm_storeu_si128,
     };
-
-    /// [`super::sum_row_f64`] converting eight elements per instruction.
-    ///
-    /// # Safety
-    /// The processor has F16C and AVX.
-    #[target_feature(enable = "avx,f16c")]
-    pub(super) unsafe fn sum_row_f64(acc: f64, row: &[Half]) -> f64 {
-        super::sum_row_f64_with(acc, row, |chunk| {
-            let p = chunk.as_ptr() as *const __m128i;
-            // SAFETY: the chunk holds sixteen `Half`s (transparent `u16`s), two loads of
-            // eight; the processor has F16C.
-            let (a, b) = unsafe {
-                (
-                    _mm256_cvtph_ps(_mm_loadu_si128(p)),
-                    _mm256_cvtph_ps(_mm_loadu_si128(p.add(1))),
-                )
-            };
-            // SAFETY: two `__m256` are sixteen `f32`s; any bits are a float.
-            unsafe { std::mem::transmute::<[__m256; 2], [f32; 16]>([a, b]) }
-        })
-    }
 
     /// [`super::WidenSlice::binary_row_in_registers`] for `float16`. Inlined into the
     /// kernels' AVX2 version (compiled with F16C), the conversions and `g` stay in registers.

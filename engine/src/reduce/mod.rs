@@ -20,6 +20,7 @@ mod moments;
 pub(crate) mod plan;
 mod sum;
 pub(crate) mod walk;
+pub(crate) mod wide_row;
 
 pub use dims::{reduced_shape, reduction_mask, DimCheck};
 pub use extrema::{amax, amin};

@@ -1,6 +1,7 @@
 //! `sum` and `mean`: integral and bool inputs sum to `int64`; `dtype=` converts the input
 //! before summing; `mean` only takes floating dtypes.
 
+use super::wide_row::{self, WideElement};
 use super::{fold_tensor, reduced_shape, reduction_mask, DimCheck, FoldWith, ReducePlan};
 use crate::element::dispatch_legacy;
 use crate::shape::signed_sizes;
@@ -160,65 +161,62 @@ where
     Tensor::from_vec(values, shape)
 }
 
-/// A float sum in `f64` of `float16` or `bfloat16` elements (exact conversions).
+/// A float sum in `f64` of `float32`, `float64`, `float16` or `bfloat16` elements (exact
+/// conversions), its reduced rows in [`wide_row`]'s order.
 struct WideSum;
 
-macro_rules! wide_sum {
-    ($t:ty, $row:expr) => {
-        impl super::walk::Fold<$t> for WideSum {
-            type Acc = f64;
-            #[inline(always)]
-            fn identity(&self) -> f64 {
-                0.0
-            }
-            #[inline(always)]
-            fn step(&self, acc: f64, v: $t) -> f64 {
-                acc + v.to_f32() as f64
-            }
-            #[inline(always)]
-            fn merge(&self, a: f64, b: f64) -> f64 {
-                a + b
-            }
-            #[inline(always)]
-            fn row(&self, acc: f64, row: &[$t]) -> f64 {
-                #[allow(clippy::redundant_closure_call)]
-                ($row)(self, acc, row)
-            }
-        }
-    };
+impl<T: WideElement + Sync> super::walk::Fold<T> for WideSum {
+    type Acc = f64;
+    #[inline(always)]
+    fn identity(&self) -> f64 {
+        0.0
+    }
+    #[inline(always)]
+    fn step(&self, acc: f64, v: T) -> f64 {
+        acc + v.wide()
+    }
+    #[inline(always)]
+    fn merge(&self, a: f64, b: f64) -> f64 {
+        a + b
+    }
+    #[inline(always)]
+    fn row(&self, acc: f64, row: &[T]) -> f64 {
+        wide_row::sum_row(acc, row)
+    }
+    #[inline(always)]
+    fn rows4(&self, accs: &mut [f64], rows: [&[T]; 4]) {
+        T::add_rows4(accs, rows)
+    }
 }
-// `float16` through F16C where the processor has it (the same value as `fold_row`'s);
-// `bfloat16`'s conversion is a shift, which the lanes vectorise as they are.
-wide_sum!(crate::half::Half, |_: &WideSum, acc, row| {
-    crate::half::sum_row_f64(acc, row)
-});
-wide_sum!(crate::half::BFloat16, super::walk::fold_row);
 
-/// Each group's `f64` sum of a `float16` or `bfloat16` tensor ([`WideSum`] by the fast
-/// walk), rounded to `float32` (torch's accumulator), divided there by `count` (1 for a sum,
-/// the group's size for a mean), and rounded to `T`.
-fn wide_sums<T: Element + Sync>(
+/// Each group's `f64` sum of a float tensor of `T` ([`WideSum`] by the fast walk) over
+/// `count` (1 for a sum, the group's size for a mean), as torch's sums and means round
+/// them: `float64` divided in `f64`; the others rounded to `float32` (torch's accumulator,
+/// and the result dtype of a `float32` sum), divided there, and rounded to `T`.
+fn wide_sums<T: Element + WideElement + Sync>(
     x: &Tensor,
     mask: &[bool],
     shape: &[usize],
     count: f64,
-) -> Result<Tensor>
-where
-    WideSum: super::walk::Fold<T, Acc = f64>,
-{
+) -> Result<Tensor> {
     let totals = fold_tensor::<T, _>(x, mask, &WideSum)?;
-    let values = totals
-        .into_iter()
-        .map(|t| T::from_f32(t as f32 / count as f32));
+    let values = totals.into_iter().map(|t| {
+        if T::DTYPE == DType::Float64 {
+            T::from_f64(t / count)
+        } else {
+            T::from_f32(t as f32 / count as f32)
+        }
+    });
     Tensor::from_vec(values.collect(), shape)
 }
 
-/// The sums of the dtypes without summing loops of their own that the fast walk
-/// ([`fold_tensor`]) folds: the smaller integers (and `uint8`) into `int64`, exact in any
-/// order; `float16` and `bfloat16` in `f64`, rounded once to `float32` (torch's accumulator)
-/// and then to the dtype. torch sums those in `float32`, in its cascade's order, so the
-/// values may differ in the last bit (the corpus compares float sums within a tolerance:
-/// 2e-3 for `float16`, 2e-2 for `bfloat16`). `None` for the other pairs.
+/// The sums the fast walk ([`fold_tensor`]) folds with a fold of their own: the smaller
+/// integers (and `uint8`) into `int64`, exact in any order; the floats into their own dtype
+/// in `f64` ([`wide_sums`]), `float32`, `float16` and `bfloat16` rounded once to `float32`
+/// (torch's accumulator) and then to the dtype. torch sums those in `float32`, in its
+/// cascade's order, so the values may differ in the last bits (the corpus compares float
+/// sums within a tolerance: 1e-5 for `float32`, 2e-3 for `float16`, 2e-2 for `bfloat16`).
+/// `None` for the other pairs.
 fn walked_sum(x: &Tensor, out: DType, mask: &[bool], shape: &[usize]) -> Result<Option<Tensor>> {
     use crate::half::{BFloat16, Half};
     Ok(Some(match (x.dtype(), out) {
@@ -226,6 +224,8 @@ fn walked_sum(x: &Tensor, out: DType, mask: &[bool], shape: &[usize]) -> Result<
         (DType::Int8, DType::Int64) => folded_sum::<i8, i64>(x, mask, shape)?,
         (DType::Int16, DType::Int64) => folded_sum::<i16, i64>(x, mask, shape)?,
         (DType::Int32, DType::Int64) => folded_sum::<i32, i64>(x, mask, shape)?,
+        (DType::Float32, DType::Float32) => wide_sums::<f32>(x, mask, shape, 1.0)?,
+        (DType::Float64, DType::Float64) => wide_sums::<f64>(x, mask, shape, 1.0)?,
         (DType::Float16, DType::Float16) => wide_sums::<Half>(x, mask, shape, 1.0)?,
         (DType::BFloat16, DType::BFloat16) => wide_sums::<BFloat16>(x, mask, shape, 1.0)?,
         _ => return Ok(None),
@@ -313,6 +313,11 @@ pub fn mean(x: &Tensor, dims: &[i64], keepdim: bool, dtype: Option<DType>) -> Re
             })?;
             Tensor::from_vec(values, &shape)
         });
+    }
+    match (x.dtype(), out) {
+        (DType::Float32, DType::Float32) => return wide_sums::<f32>(x, &mask, &shape, count),
+        (DType::Float64, DType::Float64) => return wide_sums::<f64>(x, &mask, &shape, count),
+        _ => {}
     }
     dispatch_legacy!(x.dtype(), T => dispatch_legacy!(out, U => {
         let fold = FoldWith(0.0, |acc, v: T| acc + v.cast::<U>().cast::<f64>(), |a, b| a + b);

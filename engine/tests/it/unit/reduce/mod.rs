@@ -4,3 +4,4 @@ mod extrema;
 mod indexed;
 mod plan;
 mod walk;
+mod wide_row;

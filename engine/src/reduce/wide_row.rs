@@ -1,0 +1,439 @@
+//! The `f64` sum of a reduced row of `float32`, `float64`, `float16` or `bfloat16`, in one
+//! fixed order whatever the processor: AVX-512 (AVX2 for `float64`) where it has it, element
+//! by element (which the compiler vectorises as it can) elsewhere, to the same bits.
+//!
+//! The order for `float32` and `float64`: 32 lanes, lane `k` adding elements `k`, `k + 32`,
+//! `k + 64`, ... of the whole 32s, each converted exactly to `f64`; the lanes joined in a
+//! fixed tree ([`join`]), that total added to `acc`, then the elements past the last whole
+//! 32 one by one. So the sum is exact to `f64`'s rounding, far below `float32`'s.
+//!
+//! For `float16` and `bfloat16` the elements first meet in `f32` (as torch adds them), but
+//! only a few at a time: blocks of up to 1024 elements (16 runs of 64), element `m` of each
+//! run into `f32` lane `m`; at a block's end lanes `l` and `l + 32` are added (in `f32`) into
+//! `f64` lane `l`. Each `f32` lane adds at most 16 elements and one more lane, so its error is
+//! at most `17 · 2^-24` of its elements' magnitudes, below a thousandth of a half's last bit;
+//! the rest is as for `float32`, the tail past the last whole 64 one by one in `f64`.
+//!
+//! A row shorter than 64 is added one by one from `acc`, in `f64`, for every dtype. Every
+//! conversion is exact and every step an IEEE addition, so the vector path differs from the
+//! portable one only in a NaN's payload.
+//!
+//! ```
+//! use bcast_engine::__internals::reduce::wide_row::sum_row;
+//! let row: Vec<f32> = (0..100).map(|i| i as f32 * 0.5).collect();
+//! assert_eq!(sum_row(1.0, &row), 1.0 + 2475.0);
+//! ```
+
+use crate::half::{BFloat16, Half};
+
+/// Lanes of the `f64` sum.
+const LANES: usize = 32;
+
+/// Runs of 64 half-precision elements in one `f32` block.
+const RUNS_PER_BLOCK: usize = 16;
+
+/// An element whose row sums this module computes.
+pub trait WideElement: Copy {
+    /// The element as an `f64` (exact).
+    fn wide(self) -> f64;
+    /// `acc` plus the sum of `row` in this dtype's order (the module's), by the processor's
+    /// widest path.
+    fn sum_row(acc: f64, row: &[Self]) -> f64;
+    /// [`WideElement::sum_row`] element by element.
+    fn sum_row_portable(acc: f64, row: &[Self]) -> f64;
+    /// Adds four rows into `accs`, column by column in row order (`accs[j] + r0[j] + r1[j] +
+    /// r2[j] + r3[j]`, left to right): a reduction over an outer dim. Eight columns per
+    /// instruction where the processor has AVX-512, to the same values.
+    #[inline(always)]
+    fn add_rows4(accs: &mut [f64], rows: [&[Self]; 4]) {
+        add_rows4_portable(accs, rows)
+    }
+}
+
+/// [`WideElement::add_rows4`] element by element.
+#[inline(always)]
+pub fn add_rows4_portable<T: WideElement>(accs: &mut [f64], [r0, r1, r2, r3]: [&[T]; 4]) {
+    for ((((a, v0), v1), v2), v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
+        *a = *a + v0.wide() + v1.wide() + v2.wide() + v3.wide();
+    }
+}
+
+/// `acc` plus the sum of `row`, in the order the module describes.
+///
+/// ```
+/// use bcast_engine::__internals::reduce::wide_row::sum_row;
+/// let row = [1e16f64, 1.0, -1e16, 1.0];
+/// assert_eq!(sum_row(0.0, &row), 1.0); // one by one: a row shorter than 64
+/// ```
+#[inline(always)]
+pub fn sum_row<T: WideElement>(acc: f64, row: &[T]) -> f64 {
+    T::sum_row(acc, row)
+}
+
+/// [`sum_row`] element by element.
+#[inline(always)]
+pub fn sum_row_portable<T: WideElement>(acc: f64, row: &[T]) -> f64 {
+    T::sum_row_portable(acc, row)
+}
+
+/// Whether the AVX-512 path takes a row of `len` elements.
+#[inline(always)]
+fn wide_path(len: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if len >= 2 * LANES {
+        return std::arch::is_x86_feature_detected!("avx512f");
+    }
+    let _ = len;
+    false
+}
+
+/// The `float32` and `float64` order, element by element.
+#[inline(always)]
+fn direct_portable<T: WideElement>(acc: f64, row: &[T]) -> f64 {
+    if row.len() < 2 * LANES {
+        return one_by_one(acc, row);
+    }
+    let mut lanes = [0.0f64; LANES];
+    let mut chunks = row.chunks_exact(LANES);
+    for chunk in &mut chunks {
+        for (l, v) in lanes.iter_mut().zip(chunk) {
+            *l += v.wide();
+        }
+    }
+    one_by_one(acc + join(&lanes), chunks.remainder())
+}
+
+/// The `float16` and `bfloat16` order, element by element.
+#[inline(always)]
+fn blocked_portable<T: Narrow>(acc: f64, row: &[T]) -> f64 {
+    if row.len() < 2 * LANES {
+        return one_by_one(acc, row);
+    }
+    let mut lanes = [0.0f64; LANES];
+    let mut runs = row.chunks_exact(2 * LANES);
+    let whole = runs.len();
+    for _ in 0..whole.div_ceil(RUNS_PER_BLOCK) {
+        let mut block = [0.0f32; 2 * LANES];
+        for run in runs.by_ref().take(RUNS_PER_BLOCK) {
+            for (b, v) in block.iter_mut().zip(run) {
+                *b += v.narrow();
+            }
+        }
+        for (l, (low, high)) in lanes.iter_mut().zip(block.iter().zip(&block[LANES..])) {
+            *l += (low + high) as f64;
+        }
+    }
+    one_by_one(acc + join(&lanes), runs.remainder())
+}
+
+/// `acc` plus each element in turn, in `f64`.
+#[inline(always)]
+fn one_by_one<T: WideElement>(acc: f64, row: &[T]) -> f64 {
+    row.iter().fold(acc, |a, v| a + v.wide())
+}
+
+/// The lanes' total: lanes `j`, `j + 8`, `j + 16` and `j + 24` joined in pairs (`(l0 + l8)
+/// + (l16 + l24)`), then the eight results halved twice (`s_j + s_{j+4}`, then `u_j +
+/// u_{j+2}`), then the last two added: the order of AVX-512's four accumulators folded
+/// into one and then into its halves.
+#[inline(always)]
+fn join(lanes: &[f64; LANES]) -> f64 {
+    let s: [f64; 8] =
+        std::array::from_fn(|j| (lanes[j] + lanes[j + 8]) + (lanes[j + 16] + lanes[j + 24]));
+    let u: [f64; 4] = std::array::from_fn(|j| s[j] + s[j + 4]);
+    (u[0] + u[2]) + (u[1] + u[3])
+}
+
+/// An element AVX-512 widens to `f64` eight at a time.
+trait Widen8: WideElement {
+    /// The eight elements at `p` as `f64`s.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F; `p` is valid for 8 reads.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load8(p: *const Self) -> std::arch::x86_64::__m512d;
+}
+
+impl Widen8 for f32 {
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load8(p: *const f32) -> std::arch::x86_64::__m512d {
+        use std::arch::x86_64::{_mm256_loadu_ps, _mm512_cvtps_pd};
+        // SAFETY: `p` is valid for eight reads; the processor has AVX-512F.
+        unsafe { _mm512_cvtps_pd(_mm256_loadu_ps(p)) }
+    }
+}
+
+/// A half-precision element: exactly an `f32`, loaded sixteen at a time.
+trait Narrow: WideElement {
+    /// The element as an `f32` (exact).
+    fn narrow(self) -> f32;
+    /// The sixteen elements at `p` as `f32`s.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F; `p` is valid for 16 reads.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load16(p: *const Self) -> std::arch::x86_64::__m512;
+}
+
+impl WideElement for f64 {
+    #[inline(always)]
+    fn wide(self) -> f64 {
+        self
+    }
+    /// Through AVX2, not AVX-512: a `float64` row sum is bound by memory, and here reading
+    /// 32 MiB into 512-bit adds took 1.5 times as long as into 256-bit ones.
+    #[inline(always)]
+    fn sum_row(acc: f64, row: &[f64]) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if row.len() >= 2 * LANES && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2.
+            return unsafe { avx2::direct_f64(acc, row) };
+        }
+        direct_portable(acc, row)
+    }
+    #[inline(always)]
+    fn sum_row_portable(acc: f64, row: &[f64]) -> f64 {
+        direct_portable(acc, row)
+    }
+}
+
+impl WideElement for f32 {
+    #[inline(always)]
+    fn wide(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn sum_row(acc: f64, row: &[f32]) -> f64 {
+        #[cfg(target_arch = "x86_64")]
+        if wide_path(row.len()) {
+            // SAFETY: the processor has AVX-512F.
+            return unsafe { avx512::direct_f32(acc, row) };
+        }
+        direct_portable(acc, row)
+    }
+    #[inline(always)]
+    fn sum_row_portable(acc: f64, row: &[f32]) -> f64 {
+        direct_portable(acc, row)
+    }
+    #[inline(always)]
+    fn add_rows4(accs: &mut [f64], rows: [&[f32]; 4]) {
+        #[cfg(target_arch = "x86_64")]
+        if wide_path(accs.len()) {
+            // SAFETY: the processor has AVX-512F.
+            return unsafe { avx512::add_rows4(accs, rows) };
+        }
+        add_rows4_portable(accs, rows)
+    }
+}
+
+macro_rules! narrow_element {
+    ($t:ty, $load:expr, $load8:expr) => {
+        impl WideElement for $t {
+            #[inline(always)]
+            fn wide(self) -> f64 {
+                self.to_f32() as f64
+            }
+            #[inline(always)]
+            fn sum_row(acc: f64, row: &[$t]) -> f64 {
+                #[cfg(target_arch = "x86_64")]
+                if wide_path(row.len()) {
+                    // SAFETY: the processor has AVX-512F.
+                    return unsafe { avx512::blocked(acc, row) };
+                }
+                blocked_portable(acc, row)
+            }
+            #[inline(always)]
+            fn sum_row_portable(acc: f64, row: &[$t]) -> f64 {
+                blocked_portable(acc, row)
+            }
+            #[inline(always)]
+            fn add_rows4(accs: &mut [f64], rows: [&[$t]; 4]) {
+                #[cfg(target_arch = "x86_64")]
+                if wide_path(accs.len()) {
+                    // SAFETY: the processor has AVX-512F.
+                    return unsafe { avx512::add_rows4(accs, rows) };
+                }
+                add_rows4_portable(accs, rows)
+            }
+        }
+
+        impl Narrow for $t {
+            #[inline(always)]
+            fn narrow(self) -> f32 {
+                self.to_f32()
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn load16(p: *const $t) -> std::arch::x86_64::__m512 {
+                use std::arch::x86_64::{__m256i, _mm256_loadu_si256};
+                // SAFETY: `p` is valid for sixteen elements (transparent `u16`s); the
+                // processor has AVX-512F.
+                unsafe { ($load)(_mm256_loadu_si256(p as *const __m256i)) }
+            }
+        }
+
+        impl Widen8 for $t {
+            #[cfg(target_arch = "x86_64")]
+            #[inline(always)]
+            unsafe fn load8(p: *const $t) -> std::arch::x86_64::__m512d {
+                use std::arch::x86_64::{__m128i, _mm512_cvtps_pd, _mm_loadu_si128};
+                // SAFETY: `p` is valid for eight elements; the processor has AVX-512F.
+                unsafe { _mm512_cvtps_pd(($load8)(_mm_loadu_si128(p as *const __m128i))) }
+            }
+        }
+    };
+}
+// `vcvtph2ps`: exact, as `Half::to_f32`.
+narrow_element!(
+    Half,
+    std::arch::x86_64::_mm512_cvtph_ps,
+    std::arch::x86_64::_mm256_cvtph_ps
+);
+// A `bfloat16` is the high half of its `f32`.
+narrow_element!(
+    BFloat16,
+    |bits| {
+        use std::arch::x86_64::{_mm512_castsi512_ps, _mm512_cvtepu16_epi32, _mm512_slli_epi32};
+        _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(bits)))
+    },
+    |bits| {
+        use std::arch::x86_64::{_mm256_castsi256_ps, _mm256_cvtepu16_epi32, _mm256_slli_epi32};
+        _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(bits)))
+    }
+);
+
+/// The `float64` path: the `f64` lanes in eight accumulators of four.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{one_by_one, LANES};
+    use std::arch::x86_64::*;
+
+    /// [`super::direct_portable`] for `float64`: accumulator `m` holds lanes `4m .. 4m + 4`.
+    ///
+    /// # Safety
+    /// The processor has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn direct_f64(acc: f64, row: &[f64]) -> f64 {
+        let mut b = [_mm256_setzero_pd(); 8];
+        let mut chunks = row.chunks_exact(LANES);
+        for chunk in &mut chunks {
+            for (m, l) in b.iter_mut().enumerate() {
+                // SAFETY: the chunk holds 32 elements.
+                *l = _mm256_add_pd(*l, unsafe { _mm256_loadu_pd(chunk.as_ptr().add(4 * m)) });
+            }
+        }
+        // `join`: lanes j < 4 of the eight sums `s` from accumulators 0, 2, 4, 6; lanes
+        // j >= 4 from 1, 3, 5, 7.
+        let low = _mm256_add_pd(_mm256_add_pd(b[0], b[2]), _mm256_add_pd(b[4], b[6]));
+        let high = _mm256_add_pd(_mm256_add_pd(b[1], b[3]), _mm256_add_pd(b[5], b[7]));
+        let u = _mm256_add_pd(low, high);
+        let v = _mm_add_pd(_mm256_castpd256_pd128(u), _mm256_extractf128_pd::<1>(u));
+        let total = _mm_cvtsd_f64(v) + _mm_cvtsd_f64(_mm_unpackhi_pd(v, v));
+        one_by_one(acc + total, chunks.remainder())
+    }
+}
+
+/// The AVX-512 paths: the `f64` lanes in four accumulators of eight.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{one_by_one, Narrow, Widen8, LANES, RUNS_PER_BLOCK};
+    use std::arch::x86_64::*;
+
+    /// [`super::direct_portable`] for `float32`.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn direct_f32(acc: f64, row: &[f32]) -> f64 {
+        let mut lanes = [_mm512_setzero_pd(); 4];
+        let mut chunks = row.chunks_exact(LANES);
+        for chunk in &mut chunks {
+            let p = chunk.as_ptr();
+            // SAFETY: the chunk holds 32 elements.
+            let v = unsafe { [_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(16))] };
+            add16(&mut lanes, v);
+        }
+        one_by_one(acc + join(lanes), chunks.remainder())
+    }
+
+    /// [`super::blocked_portable`].
+    ///
+    /// # Safety
+    /// The processor has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn blocked<T: Narrow>(acc: f64, row: &[T]) -> f64 {
+        let mut lanes = [_mm512_setzero_pd(); 4];
+        let mut runs = row.chunks_exact(2 * LANES);
+        let whole = runs.len();
+        for _ in 0..whole.div_ceil(RUNS_PER_BLOCK) {
+            let mut block = [_mm512_setzero_ps(); 4];
+            for run in runs.by_ref().take(RUNS_PER_BLOCK) {
+                for (k, b) in block.iter_mut().enumerate() {
+                    // SAFETY: the run holds 64 elements.
+                    *b = _mm512_add_ps(*b, unsafe { T::load16(run.as_ptr().add(16 * k)) });
+                }
+            }
+            // Lanes `l` and `l + 32`: vectors 0 and 2 (lanes 0 to 15), 1 and 3.
+            let pairs = [
+                _mm512_add_ps(block[0], block[2]),
+                _mm512_add_ps(block[1], block[3]),
+            ];
+            add16(&mut lanes, pairs);
+        }
+        one_by_one(acc + join(lanes), runs.remainder())
+    }
+
+    /// [`super::add_rows4_portable`], eight columns at a time.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn add_rows4<T: Widen8>(accs: &mut [f64], rows: [&[T]; 4]) {
+        let len = accs
+            .len()
+            .min(rows.iter().map(|r| r.len()).min().unwrap_or(0));
+        let a = accs.as_mut_ptr();
+        let mut j = 0;
+        while j + 8 <= len {
+            // SAFETY: `j + 8 <= len`, inside `accs` and every row.
+            unsafe {
+                let mut v = _mm512_loadu_pd(a.add(j));
+                for r in rows {
+                    v = _mm512_add_pd(v, T::load8(r.as_ptr().add(j)));
+                }
+                _mm512_storeu_pd(a.add(j), v);
+            }
+            j += 8;
+        }
+        let tail = [0, 1, 2, 3].map(|k| &rows[k][j..len]);
+        super::add_rows4_portable(&mut accs[j..len], tail);
+    }
+
+    /// Adds two vectors of sixteen `f32`s into the `f64` lanes, eight at a time, exactly
+    /// converted: vector `i`'s first eight into accumulator `2i`, its last eight into
+    /// `2i + 1`.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn add16(acc: &mut [__m512d; 4], v: [__m512; 2]) {
+        for (i, v) in v.into_iter().enumerate() {
+            let low = _mm512_castps512_ps256(v);
+            let high = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v)));
+            acc[2 * i] = _mm512_add_pd(acc[2 * i], _mm512_cvtps_pd(low));
+            acc[2 * i + 1] = _mm512_add_pd(acc[2 * i + 1], _mm512_cvtps_pd(high));
+        }
+    }
+
+    /// [`super::join`] of the four accumulators.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn join(lanes: [__m512d; 4]) -> f64 {
+        let s = _mm512_add_pd(
+            _mm512_add_pd(lanes[0], lanes[1]),
+            _mm512_add_pd(lanes[2], lanes[3]),
+        );
+        let u = _mm256_add_pd(_mm512_castpd512_pd256(s), _mm512_extractf64x4_pd::<1>(s));
+        let v = _mm_add_pd(_mm256_castpd256_pd128(u), _mm256_extractf128_pd::<1>(u));
+        _mm_cvtsd_f64(v) + _mm_cvtsd_f64(_mm_unpackhi_pd(v, v))
+    }
+}
