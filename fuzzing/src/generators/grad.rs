@@ -240,9 +240,10 @@ pub fn with_grad(u: &mut Unstructured, case: Case) -> GenResult<Option<Case>> {
 /// is worth most where the backward runs).
 fn with_grad_drawn(
     u: &mut Unstructured,
-    case: Case,
+    mut case: Case,
     redraw_raising: bool,
 ) -> GenResult<Option<Case>> {
+    moderate_complex_numbers(&mut case);
     let mut b = CaseBuilder::of(&case);
     b.tag("grad");
     let dtype_of = |name: &str| {
@@ -305,6 +306,50 @@ fn with_grad_drawn(
     let mut out = b.finish(&case.call.fn_, case.call.args.clone());
     out.grad = Some(spec);
     Ok(Some(out))
+}
+
+/// The Python numbers of a call on a complex tensor, made finite (and, beside a complex64 or
+/// complex32 tensor, smaller than 1e17) as [`upstream_gradients`] makes a complex64
+/// upstream: torch rounds a complex product by the element's place in its loop (for all
+/// three complex dtypes: notes/differential.md), so where the number's infinity, or its
+/// product with an upstream's 1e30, meets a product that cancels to 0 in one rounding and not
+/// in the other, the gradient is NaN or infinite by position (`(-inf) / t` of a complex `t`:
+/// `reciprocal`'s backward). Such a part becomes ±2.5; nothing is drawn.
+fn moderate_complex_numbers(case: &mut Case) {
+    let dtypes: Vec<DType> = case
+        .storages
+        .values()
+        .filter_map(|s| DType::from_name(&s.dtype))
+        .collect();
+    if !dtypes.iter().any(|d| d.is_complex()) {
+        return;
+    }
+    let narrow = dtypes
+        .iter()
+        .any(|d| matches!(d, DType::Complex64 | DType::Complex32));
+    let limit = if narrow { 1e17 } else { f64::INFINITY };
+    let moderate = |x: f64| {
+        if x.abs() >= limit {
+            x.signum() * 2.5
+        } else {
+            x
+        }
+    };
+    let numbers = case
+        .call
+        .args
+        .iter_mut()
+        .chain(case.call.kwargs.values_mut());
+    for arg in numbers {
+        match arg {
+            Arg::Float(Num::Float(x)) => *x = moderate(*x),
+            Arg::Complex(Num::Complex(re, im)) => {
+                *re = moderate(*re);
+                *im = moderate(*im);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The gradient tolerance of a call whose gradients sum terms torch rounds loosely: `pow`'s

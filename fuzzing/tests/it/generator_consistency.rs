@@ -300,3 +300,44 @@ fn float32_products_and_complex_lerp_stay_moderate() {
         "{products} float32 products, {lerps} complex lerp values"
     );
 }
+
+/// No gradient case with a complex tensor takes an infinite Python number, nor (complex64 and
+/// complex32) one of magnitude 1e17 or more: torch rounds a complex product by the element's
+/// place in its loop, and where the number's infinity (or its product with an upstream's
+/// 1e30) meets a product that cancels to 0 or not, the gradient is NaN or infinite by that
+/// place (`(-inf) / t`, grad 57001 of seed 1210005).
+#[test]
+fn complex_gradients_take_moderate_numbers() {
+    use bcast_conformance::case::Num;
+    let (mut numbers, mut complex64) = (0, 0);
+    for case in cases("grad", 20_000) {
+        let dtypes: Vec<&str> = case.storages.values().map(|s| s.dtype.as_str()).collect();
+        if !dtypes.iter().any(|d| d.starts_with("complex")) {
+            continue;
+        }
+        let narrow = dtypes.iter().any(|&d| d == "complex64" || d == "complex32");
+        let limit = if narrow { 1e17 } else { f64::INFINITY };
+        for arg in case.call.args.iter().chain(case.call.kwargs.values()) {
+            let parts = match arg {
+                Arg::Float(Num::Float(x)) => vec![*x],
+                Arg::Complex(Num::Complex(re, im)) => vec![*re, *im],
+                _ => continue,
+            };
+            for x in parts {
+                numbers += 1;
+                complex64 += usize::from(narrow);
+                assert!(
+                    x.is_nan() || x.abs() < limit,
+                    "{}: {} takes {x:e}",
+                    case.id,
+                    case.call.fn_
+                );
+            }
+        }
+    }
+    // Not vacuous: complex cases took numbers, complex64 and complex32 ones too.
+    assert!(
+        numbers > 100 && complex64 > 50,
+        "{numbers} numbers, {complex64} of complex64 or complex32 cases"
+    );
+}
