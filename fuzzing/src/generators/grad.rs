@@ -243,7 +243,7 @@ fn with_grad_drawn(
     mut case: Case,
     redraw_raising: bool,
 ) -> GenResult<Option<Case>> {
-    moderate_complex_numbers(&mut case);
+    moderate_scalar_operands(&mut case);
     let mut b = CaseBuilder::of(&case);
     b.tag("grad");
     let dtype_of = |name: &str| {
@@ -308,14 +308,17 @@ fn with_grad_drawn(
     Ok(Some(out))
 }
 
-/// The Python numbers of a call on a complex tensor, made finite (and, beside a complex64 or
-/// complex32 tensor, smaller than 1e17) as [`upstream_gradients`] makes a complex64
-/// upstream: torch rounds a complex product by the element's place in its loop (for all
-/// three complex dtypes: notes/differential.md), so where the number's infinity, or its
-/// product with an upstream's 1e30, meets a product that cancels to 0 in one rounding and not
-/// in the other, the gradient is NaN or infinite by position (`(-inf) / t` of a complex `t`:
-/// `reciprocal`'s backward). Such a part becomes ±2.5; nothing is drawn.
-fn moderate_complex_numbers(case: &mut Case) {
+/// The scalar operands of a call on a complex tensor (its Python numbers and its one-element
+/// input tensors), made finite (and, beside a tensor narrower than float64 and complex128,
+/// whose complex results are complex64 or complex32, smaller than 1e17) as
+/// [`upstream_gradients`] makes a complex upstream: torch rounds a complex product
+/// by the element's place in its loop (for all three complex dtypes: notes/differential.md),
+/// so where a scalar's infinity, or its product with an upstream's 1e30, meets a product
+/// that cancels to 0 in one rounding and not in the other, the gradient is NaN or infinite by
+/// position (`(-inf) / t` of a complex `t`: `reciprocal`'s backward); and a one-element
+/// tensor of 3.4e38 times each upstream element overflows or not, in the sum over broadcast
+/// dims, by the order of that sum. Such a part becomes ±2.5; nothing is drawn.
+fn moderate_scalar_operands(case: &mut Case) {
     let dtypes: Vec<DType> = case
         .storages
         .values()
@@ -324,9 +327,13 @@ fn moderate_complex_numbers(case: &mut Case) {
     if !dtypes.iter().any(|d| d.is_complex()) {
         return;
     }
-    let narrow = dtypes
-        .iter()
-        .any(|d| matches!(d, DType::Complex64 | DType::Complex32));
+    // A float16 tensor beside a 0-d complex128 one gives complex32 results.
+    let narrow = dtypes.iter().any(|d| {
+        matches!(
+            d,
+            DType::Complex64 | DType::Complex32 | DType::Float32 | DType::Float16 | DType::BFloat16
+        )
+    });
     let limit = if narrow { 1e17 } else { f64::INFINITY };
     let moderate = |x: f64| {
         if x.abs() >= limit {
@@ -335,19 +342,38 @@ fn moderate_complex_numbers(case: &mut Case) {
             x
         }
     };
+    let moderate_num = |v: &mut Num| match v {
+        Num::Float(x) => *x = moderate(*x),
+        Num::Complex(re, im) => {
+            *re = moderate(*re);
+            *im = moderate(*im);
+        }
+        _ => {}
+    };
+    for name in input_names(case) {
+        let Some(t) = case.tensors.get(&name) else {
+            continue;
+        };
+        if t.shape.iter().product::<usize>() != 1 {
+            continue;
+        }
+        let offset = t.offset;
+        let values = case
+            .storages
+            .get_mut(&t.storage)
+            .and_then(|s| s.values.as_mut());
+        if let Some(v) = values.and_then(|vs| vs.get_mut(offset)) {
+            moderate_num(v);
+        }
+    }
     let numbers = case
         .call
         .args
         .iter_mut()
         .chain(case.call.kwargs.values_mut());
     for arg in numbers {
-        match arg {
-            Arg::Float(Num::Float(x)) => *x = moderate(*x),
-            Arg::Complex(Num::Complex(re, im)) => {
-                *re = moderate(*re);
-                *im = moderate(*im);
-            }
-            _ => {}
+        if let Arg::Float(v) | Arg::Complex(v) = arg {
+            moderate_num(v);
         }
     }
 }
@@ -474,11 +500,13 @@ fn upstream_gradients(
                     other => other,
                 });
             }
-            if matches!(dtype, DType::Complex64 | DType::Complex32) {
-                // torch rounds a complex64 product by the element's place in its loop (fused
-                // in the scalar part, not in the vectorised one: notes/differential.md), so
-                // where an infinite upstream meets a product that cancels to 0 or not, its
-                // gradient is NaN or infinite by position. Such an upstream part is finite.
+            if dtype.is_complex() {
+                // torch rounds a complex product by the element's place in its loop (fused in
+                // the scalar part, not in the vectorised one, complex128 too; and its
+                // vectorised complex division rounds otherwise than its scalar one:
+                // notes/differential.md), so where an infinite upstream meets a product that
+                // cancels to 0 or not, its gradient is NaN or infinite by position. Such an
+                // upstream part is finite.
                 let finite = |x: f64| if x.is_infinite() { x.signum() * 2.5 } else { x };
                 b.map_values(&storage, |v| match v {
                     Num::Complex(re, im) => Num::Complex(finite(re), finite(im)),

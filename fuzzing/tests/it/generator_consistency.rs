@@ -181,9 +181,9 @@ fn real_sqrt_carries_a_tolerance() {
     assert!(seen > 20, "only {seen} sqrt cases");
 }
 
-/// No complex64 upstream gradient has an infinite part (torch rounds a complex64 product by
-/// the element's place in its loop, and an infinity meeting a product that cancels gives NaN
-/// or not by it), and no operand of a complex product has a part large enough for a sum of
+/// No complex upstream gradient has an infinite part (torch rounds a complex product by the
+/// element's place in its loop, complex128 too, and an infinity meeting a product that
+/// cancels gives NaN or not by it), and no operand of a complex product has a part large enough for a sum of
 /// products to overflow (MKL's `gemv` then scales the infinity by `1 + 0j`).
 #[test]
 fn complex_gradients_and_products_stay_finite() {
@@ -205,7 +205,7 @@ fn complex_gradients_and_products_stay_finite() {
         };
         for name in grad.upstream.iter().flatten() {
             for (dtype, v) in parts(name) {
-                if dtype == "complex64" || dtype == "complex32" {
+                if dtype.starts_with("complex") {
                     upstreams += 1;
                     assert!(!v.is_infinite(), "{}: upstream {name} has {v}", case.id);
                 }
@@ -228,7 +228,7 @@ fn complex_gradients_and_products_stay_finite() {
             }
         }
     }
-    // Not vacuous: complex64 upstreams and complex product operands were drawn.
+    // Not vacuous: complex upstreams and complex product operands were drawn.
     assert!(
         upstreams > 100 && products > 100,
         "{upstreams} upstream parts, {products} product parts"
@@ -301,43 +301,83 @@ fn float32_products_and_complex_lerp_stay_moderate() {
     );
 }
 
-/// No gradient case with a complex tensor takes an infinite Python number, nor (complex64 and
-/// complex32) one of magnitude 1e17 or more: torch rounds a complex product by the element's
-/// place in its loop, and where the number's infinity (or its product with an upstream's
-/// 1e30) meets a product that cancels to 0 or not, the gradient is NaN or infinite by that
-/// place (`(-inf) / t`, grad 57001 of seed 1210005).
+/// No gradient case with a complex tensor takes an infinite scalar (a Python number, or the
+/// value of a one-element input tensor), nor (beside a tensor narrower than float64 and
+/// complex128, whose complex results are complex64 or complex32) one of magnitude 1e17 or
+/// more: torch rounds a complex product by the element's place in its loop, and where the
+/// scalar's infinity (or its product with an upstream's 1e30) meets a product that cancels to
+/// 0 or not, the gradient is NaN or infinite by that place (`(-inf) / t`, grad 57001 of seed
+/// 1210005; a 0-d float32 `inf` over a complex128 `t`, grad 70131 of seed 1210010).
 #[test]
-fn complex_gradients_take_moderate_numbers() {
+fn complex_gradients_take_moderate_scalars() {
     use bcast_conformance::case::Num;
-    let (mut numbers, mut complex64) = (0, 0);
+    let (mut numbers, mut narrow_numbers, mut tensors) = (0, 0, 0);
     for case in cases("grad", 20_000) {
-        let dtypes: Vec<&str> = case.storages.values().map(|s| s.dtype.as_str()).collect();
+        // The dtypes of the storages the call has, not those of the upstream gradients.
+        let grad = case.grad.as_ref().expect("a grad case");
+        let upstream: Vec<&String> = grad
+            .upstream
+            .iter()
+            .flatten()
+            .map(|u| &case.tensors[u].storage)
+            .collect();
+        let dtypes: Vec<&str> = case
+            .storages
+            .iter()
+            .filter(|(name, _)| !upstream.contains(name))
+            .map(|(_, s)| s.dtype.as_str())
+            .collect();
         if !dtypes.iter().any(|d| d.starts_with("complex")) {
             continue;
         }
-        let narrow = dtypes.iter().any(|&d| d == "complex64" || d == "complex32");
+        let narrow = dtypes
+            .iter()
+            .any(|d| ["complex64", "complex32", "float32", "float16", "bfloat16"].contains(d));
         let limit = if narrow { 1e17 } else { f64::INFINITY };
-        for arg in case.call.args.iter().chain(case.call.kwargs.values()) {
-            let parts = match arg {
-                Arg::Float(Num::Float(x)) => vec![*x],
-                Arg::Complex(Num::Complex(re, im)) => vec![*re, *im],
+        let parts = |v: &Num| match *v {
+            Num::Float(x) => vec![x],
+            Num::Complex(re, im) => vec![re, im],
+            _ => vec![],
+        };
+        let args: Vec<(&str, &Arg)> = case
+            .call
+            .args
+            .iter()
+            .map(|a| ("", a))
+            .chain(case.call.kwargs.iter().map(|(k, a)| (k.as_str(), a)))
+            .collect();
+        for (key, arg) in args {
+            let (what, values) = match arg {
+                Arg::Float(v) | Arg::Complex(v) => {
+                    numbers += 1;
+                    narrow_numbers += usize::from(narrow);
+                    ("a number".to_string(), parts(v))
+                }
+                Arg::Tensor(name) if key != "out" => {
+                    let t = &case.tensors[name];
+                    if t.shape.iter().product::<usize>() != 1 {
+                        continue;
+                    }
+                    tensors += 1;
+                    let storage = &case.storages[&t.storage];
+                    let all = storage_values(storage).expect("generated storages load");
+                    (format!("one-element {name}"), parts(&all[t.offset]))
+                }
                 _ => continue,
             };
-            for x in parts {
-                numbers += 1;
-                complex64 += usize::from(narrow);
+            for x in values {
                 assert!(
                     x.is_nan() || x.abs() < limit,
-                    "{}: {} takes {x:e}",
+                    "{}: {} takes {what} of {x:e}",
                     case.id,
                     case.call.fn_
                 );
             }
         }
     }
-    // Not vacuous: complex cases took numbers, complex64 and complex32 ones too.
+    // Not vacuous: complex cases took numbers (narrow ones too) and one-element tensors.
     assert!(
-        numbers > 100 && complex64 > 50,
-        "{numbers} numbers, {complex64} of complex64 or complex32 cases"
+        numbers > 100 && narrow_numbers > 50 && tensors > 100,
+        "{numbers} numbers, {narrow_numbers} of narrow cases, {tensors} tensors"
     );
 }
