@@ -256,12 +256,45 @@ impl WidenSlice for Half {
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("f16c") {
+            if len >= 16 && std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the processor has AVX-512F and F16C; the caller's promises.
+                unsafe { f16c::binary_row_avx512(o, x, y, len, scalars, g) };
+                return true;
+            }
             // SAFETY: the processor has F16C; the caller's promises are `binary_row`'s.
             unsafe { f16c::binary_row(o, x, y, len, scalars, g) };
             return true;
         }
         let _ = (o, x, y, len, scalars, g);
         false
+    }
+}
+
+/// `dst[i] = src[i].to_f32()` over the shorter of the two, sixteen elements per AVX-512
+/// instruction or eight per F16C one where the processor has them (the same values but for
+/// a NaN's payload, as [`WidenSlice`] says).
+///
+/// ```
+/// use bcast_engine::half::{widen_row, Half};
+/// let src: Vec<Half> = (0..40).map(|i| Half::from_f32(i as f32 * 0.25)).collect();
+/// let mut dst = vec![0.0f32; 40];
+/// widen_row(&src, &mut dst);
+/// assert_eq!(dst[39], 9.75);
+/// ```
+pub fn widen_row(src: &[Half], dst: &mut [f32]) {
+    let n = src.len().min(dst.len());
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("f16c") {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the processor has AVX-512F and F16C.
+            return unsafe { f16c::widen_row_avx512(src, dst) };
+        }
+        // SAFETY: the processor has F16C.
+        return unsafe { f16c::widen_row(src, dst) };
+    }
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = s.to_f32();
     }
 }
 
@@ -274,6 +307,47 @@ mod f16c {
         _mm_storeu_si128,
     };
 
+    /// [`super::widen_row`] eight elements at a time (`src` and `dst` of one length).
+    ///
+    /// # Safety
+    /// The processor has F16C and AVX.
+    #[target_feature(enable = "avx,f16c")]
+    pub(super) unsafe fn widen_row(src: &[Half], dst: &mut [f32]) {
+        use std::arch::x86_64::_mm256_storeu_ps;
+        let mut i = 0;
+        while i + 8 <= src.len() {
+            // SAFETY: `i + 8` is inside both rows (of one length).
+            unsafe {
+                let v = _mm256_cvtph_ps(_mm_loadu_si128(src.as_ptr().add(i) as *const __m128i));
+                _mm256_storeu_ps(dst.as_mut_ptr().add(i), v);
+            }
+            i += 8;
+        }
+        for (d, s) in dst[i..].iter_mut().zip(&src[i..]) {
+            *d = s.to_f32();
+        }
+    }
+
+    /// [`super::widen_row`] sixteen elements at a time, then eight.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F and F16C.
+    #[target_feature(enable = "avx512f,avx,f16c")]
+    pub(super) unsafe fn widen_row_avx512(src: &[Half], dst: &mut [f32]) {
+        use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm512_cvtph_ps, _mm512_storeu_ps};
+        let mut i = 0;
+        while i + 16 <= src.len() {
+            // SAFETY: `i + 16` is inside both rows (of one length).
+            unsafe {
+                let h = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
+                _mm512_storeu_ps(dst.as_mut_ptr().add(i), _mm512_cvtph_ps(h));
+            }
+            i += 16;
+        }
+        // SAFETY: the processor has F16C and AVX.
+        unsafe { widen_row(&src[i..], &mut dst[i..]) };
+    }
+
     /// [`super::WidenSlice::binary_row_in_registers`] for `float16`. Inlined into the
     /// kernels' AVX2 version (compiled with F16C), the conversions and `g` stay in registers.
     ///
@@ -285,14 +359,94 @@ mod f16c {
         x: *const Half,
         y: *const Half,
         len: usize,
-        (x_scalar, y_scalar): (bool, bool),
+        scalars: (bool, bool),
         g: &impl Fn(f32, f32) -> f32,
     ) {
-        // A scalar input is read once, before the row, as the plain loops read it (the
-        // row may overwrite its element).
+        // SAFETY: the caller's promises.
+        unsafe {
+            let (xv, yv) = scalar_values(x, y, scalars);
+            rows_from(o, x, y, len, (xv, yv), g, 0);
+        }
+    }
+
+    /// [`binary_row`] sixteen elements at a time (AVX-512's `vcvtph2ps` and `vcvtps2ph`),
+    /// then eight: the same operations on each element, so the same values.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F and F16C; the pointers as the trait method says.
+    #[target_feature(enable = "avx512f,avx2,fma,f16c")]
+    pub(super) unsafe fn binary_row_avx512(
+        o: *mut Half,
+        x: *const Half,
+        y: *const Half,
+        len: usize,
+        scalars: (bool, bool),
+        g: &impl Fn(f32, f32) -> f32,
+    ) {
+        use std::arch::x86_64::{
+            __m256i, __m512, _mm256_loadu_si256, _mm256_storeu_si256, _mm512_cvtph_ps,
+            _mm512_cvtps_ph, _mm512_set1_ps,
+        };
+        // SAFETY: the caller's promises.
+        let (xv, yv) = unsafe { scalar_values(x, y, scalars) };
+        let lanes = |p: *const Half, value: Option<f32>, i: usize| -> [f32; 16] {
+            let v: __m512 = match value {
+                Some(v) => _mm512_set1_ps(v),
+                // SAFETY: a row input is read at `i..i + 16`, inside its `len` elements.
+                None => _mm512_cvtph_ps(unsafe { _mm256_loadu_si256(p.add(i) as *const __m256i) }),
+            };
+            // SAFETY: `__m512` and `[f32; 16]` have the same size, and any bits are a float.
+            unsafe { std::mem::transmute::<__m512, [f32; 16]>(v) }
+        };
+        let mut i = 0;
+        while i + 16 <= len {
+            let (a, b) = (lanes(x, xv, i), lanes(y, yv, i));
+            let mut r = [0.0f32; 16];
+            for k in 0..16 {
+                r[k] = g(a[k], b[k]);
+            }
+            // SAFETY: as in `rows_from`.
+            unsafe {
+                let h = _mm512_cvtps_ph::<0>(std::mem::transmute::<[f32; 16], __m512>(r));
+                _mm256_storeu_si256(o.add(i) as *mut __m256i, h);
+            }
+            i += 16;
+        }
+        // SAFETY: the caller's promises; `i <= len`.
+        unsafe { rows_from(o, x, y, len, (xv, yv), g, i) };
+    }
+
+    /// The values of the scalar inputs, read once, before the row, as the plain loops read
+    /// them (the row may overwrite their element).
+    ///
+    /// # Safety
+    /// A scalar input is valid for one read.
+    #[inline(always)]
+    unsafe fn scalar_values(
+        x: *const Half,
+        y: *const Half,
+        (x_scalar, y_scalar): (bool, bool),
+    ) -> (Option<f32>, Option<f32>) {
         // SAFETY: a scalar input is valid for one read.
         let scalar = |p: *const Half, is: bool| is.then(|| unsafe { p.read() }.to_f32());
-        let (xv, yv) = (scalar(x, x_scalar), scalar(y, y_scalar));
+        (scalar(x, x_scalar), scalar(y, y_scalar))
+    }
+
+    /// Elements `start..len` of [`binary_row`], eight at a time, then one by one; a scalar
+    /// input is its value (`xv`, `yv`).
+    ///
+    /// # Safety
+    /// As for [`binary_row`]; `start <= len`.
+    #[inline(always)]
+    unsafe fn rows_from(
+        o: *mut Half,
+        x: *const Half,
+        y: *const Half,
+        len: usize,
+        (xv, yv): (Option<f32>, Option<f32>),
+        g: &impl Fn(f32, f32) -> f32,
+        start: usize,
+    ) {
         let lanes = |p: *const Half, value: Option<f32>, i: usize| -> [f32; 8] {
             // SAFETY: a row input is read at `i..i + 8`, inside its `len` elements (the
             // loop's bound). `Half` is a transparent `u16`.
@@ -305,7 +459,7 @@ mod f16c {
             // SAFETY: `__m256` and `[f32; 8]` have the same size, and any bits are a float.
             unsafe { std::mem::transmute::<__m256, [f32; 8]>(v) }
         };
-        let mut i = 0;
+        let mut i = start;
         while i + 8 <= len {
             let (a, b) = (lanes(x, xv, i), lanes(y, yv, i));
             let mut r = [0.0f32; 8];

@@ -192,3 +192,19 @@ fn half_rounds_ties_to_even_and_subnormals() {
     assert_eq!(Half::from_f32(tiny * 1.5).0, 2);
     assert_eq!(Half::from_f32(-0.0).0, 0x8000);
 }
+
+/// A row widened by the processor's conversions (sixteen or eight per instruction) against
+/// [`Half::to_f32`] one element at a time, over every bit pattern and tails of every length.
+#[test]
+fn widened_rows_convert_as_each_element_does() {
+    use bcast_engine::half::widen_row;
+    let every: Vec<Half> = (0..=u16::MAX).map(Half).collect();
+    for start in 0..20 {
+        let src = &every[start..];
+        let mut dst = vec![0.0f32; src.len()];
+        widen_row(src, &mut dst);
+        for (h, f) in src.iter().zip(&dst) {
+            assert_eq!(f.to_bits(), h.to_f32().to_bits(), "{h:?}");
+        }
+    }
+}
