@@ -1,10 +1,16 @@
 //! The helper threads of the element-wise loops. A loop cut into pieces runs them on the
-//! calling thread and on up to a given number of helpers, each taking the next piece until
-//! none is left. The caller never waits for a helper that has not started: once every piece
+//! calling thread and on up to a given number of helpers, each taking pieces until none is
+//! left. The caller never waits for a helper that has not started: once every piece
 //! is taken, the job is withdrawn and the caller waits only for pieces already running. On a
 //! machine whose cores are busy with other work, a helper may not run for milliseconds;
 //! threads spawned per call (`std::thread::scope`) must all be joined, so every call would
 //! wait that long, while here the caller simply does the pieces itself.
+//!
+//! Each thread has a home run of the pieces (the caller the first, helper `k` the `k`-th
+//! of equal runs), taken in order from its front, as OpenMP's static schedule gives each of
+//! torch's threads one run: a loop called again finds each run's memory in the cache of the
+//! core that last walked it. A thread done with its run takes pieces from the back of the
+//! others' (so a helper that is late or delayed holds nobody up).
 //!
 //! One job runs at a time; a caller that finds the pool busy (another thread's loop) runs
 //! its pieces alone. A caller done with its pieces also spins, for up to [`SPIN`], until
@@ -31,7 +37,6 @@ const SPIN: Duration = Duration::from_micros(200);
 #[derive(Clone, Copy)]
 struct Job {
     run: *const (dyn Fn(usize) + Sync + 'static),
-    id: u64,
 }
 
 // SAFETY: the function is `Sync`, and `run_pieces` keeps it alive while helpers may call it.
@@ -40,10 +45,9 @@ unsafe impl Send for Job {}
 #[derive(Default)]
 struct State {
     job: Option<Job>,
-    next: usize,
-    pieces: usize,
-    /// Helpers that may still join the posted job.
-    openings: usize,
+    /// The pieces not yet taken, one run per thread of the job (the caller's first, then
+    /// helper 1's, ...): `runs[k].0` is the next piece from the front, `runs[k].1` the end.
+    runs: Vec<(usize, usize)>,
     /// A helper's piece panicked.
     panicked: bool,
     /// Helpers spawned so far.
@@ -80,31 +84,57 @@ fn pool() -> &'static Pool {
     })
 }
 
+impl State {
+    /// Cuts `pieces` into one run for each of `threads` threads.
+    fn cut(&mut self, pieces: usize, threads: usize) {
+        self.runs.clear();
+        self.runs
+            .extend((0..threads).map(|k| (k * pieces / threads, (k + 1) * pieces / threads)));
+    }
+
+    /// The next piece for thread `home` (its run's front), else one from the back of the
+    /// next run after it that has one; `None` when every piece is taken.
+    fn take(&mut self, home: usize) -> Option<usize> {
+        if let Some(run) = self.runs.get_mut(home) {
+            if run.0 < run.1 {
+                run.0 += 1;
+                return Some(run.0 - 1);
+            }
+        }
+        let n = self.runs.len();
+        (1..=n).map(|d| (home + d) % n).find_map(|k| {
+            let run = &mut self.runs[k];
+            (run.0 < run.1).then(|| {
+                run.1 -= 1;
+                run.1
+            })
+        })
+    }
+
+    /// Takes every piece left (the job is over).
+    fn close(&mut self) {
+        self.runs.clear();
+    }
+}
+
 fn lock(pool: &Pool) -> MutexGuard<'_, State> {
     // A piece never panics while the lock is held, so a poisoned state is consistent.
     pool.state.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A helper: takes pieces of posted jobs it may join, forever.
-fn helper(pool: &'static Pool) {
-    let mut joined = 0u64;
+/// Helper `id` (1 for the first spawned): takes pieces of the posted jobs with a run for
+/// it (jobs of at least `id + 1` threads), forever.
+fn helper(pool: &'static Pool, id: usize) {
     let mut state = lock(pool);
     loop {
-        let job = match state.job {
-            Some(job) if state.next < state.pieces && (joined == job.id || state.openings > 0) => {
-                job
-            }
-            _ => {
-                state = idle(pool, state);
-                continue;
-            }
+        let piece = match state.job {
+            Some(job) if id < state.runs.len() => state.take(id).map(|p| (job, p)),
+            _ => None,
         };
-        if joined != job.id {
-            joined = job.id;
-            state.openings -= 1;
-        }
-        let piece = state.next;
-        state.next += 1;
+        let Some((job, piece)) = piece else {
+            state = idle(pool, state);
+            continue;
+        };
         pool.running.fetch_add(1, Ordering::Relaxed);
         drop(state);
         // SAFETY: the job is alive: its caller waits for `running` to reach 0 before it
@@ -167,7 +197,7 @@ impl Withdraw {
             return false;
         }
         let mut state = lock(self.pool);
-        state.next = state.pieces;
+        state.close();
         let running = || self.pool.running.load(Ordering::Acquire);
         if running() > 0 {
             drop(state);
@@ -210,22 +240,23 @@ pub fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + Sync)) {
         return;
     }
     while state.helpers < helpers {
+        let id = state.helpers + 1;
         let spawned = std::thread::Builder::new()
             .name("bcast-loop".into())
-            .spawn(move || helper(pool));
+            .spawn(move || helper(pool, id));
         if spawned.is_err() {
             break;
         }
         state.helpers += 1;
     }
+    // Runs for the helpers there are (a failed spawn leaves fewer).
+    let helpers = helpers.min(state.helpers);
     let id = pool.posted_id.load(Ordering::Relaxed) + 1;
     // SAFETY: only the lifetime is erased; `Withdraw` ends every use before `run` goes.
     let erased: *const (dyn Fn(usize) + Sync + 'static) =
         unsafe { std::mem::transmute::<*const (dyn Fn(usize) + Sync + '_), _>(run as *const _) };
-    state.job = Some(Job { run: erased, id });
-    state.next = 0;
-    state.pieces = pieces;
-    state.openings = helpers;
+    state.job = Some(Job { run: erased });
+    state.cut(pieces, helpers + 1);
     state.panicked = false;
     pool.posted_id.store(id, Ordering::Release);
     if state.sleeping > 0 {
@@ -235,12 +266,7 @@ pub fn run_pieces(pieces: usize, helpers: usize, run: &(dyn Fn(usize) + Sync)) {
         pool,
         done: std::cell::Cell::new(false),
     };
-    loop {
-        if state.next >= state.pieces {
-            break;
-        }
-        let piece = state.next;
-        state.next += 1;
+    while let Some(piece) = state.take(0) {
         drop(state);
         run(piece);
         state = lock(pool);
