@@ -1,5 +1,5 @@
-//! The helper threads' pool ([`run_pieces`]): every piece once, concurrent callers, and a
-//! panic raised in its own caller only.
+//! The helper threads' pool ([`run_pieces`]): every piece once, each thread's own run of
+//! pieces first, concurrent callers, and a panic raised in its own caller only.
 
 use bcast_engine::__internals::loops::pool::run_pieces;
 use std::panic::catch_unwind;
@@ -13,6 +13,32 @@ fn every_piece_runs_once() {
             counts[p].fetch_add(1, Ordering::Relaxed);
         });
         assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+    }
+}
+
+/// Each thread takes its own run from the front, in order, then pieces from the back of the
+/// other's run: the caller's run is the first half, the helper's the second, however the two
+/// threads interleave (a late helper leaves the caller all of it).
+#[test]
+fn each_thread_takes_its_own_run_first() {
+    use std::sync::Mutex;
+    let caller = std::thread::current().id();
+    for _ in 0..200 {
+        let taken: Mutex<Vec<(bool, usize)>> = Mutex::new(Vec::new());
+        run_pieces(8, 1, &|p| {
+            let mine = std::thread::current().id() == caller;
+            taken.lock().unwrap().push((mine, p));
+        });
+        let taken = taken.into_inner().unwrap();
+        for (me, home, other) in [(true, 0..4, 4..8), (false, 4..8, 0..4)] {
+            let order: Vec<usize> = taken.iter().filter(|t| t.0 == me).map(|t| t.1).collect();
+            let own = order.iter().take_while(|&&p| home.contains(&p)).count();
+            let want_own: Vec<usize> = home.clone().take(own).collect();
+            assert_eq!(order[..own], want_own[..], "caller {me}: {order:?}");
+            let want_stolen: Vec<usize> = other.clone().rev().take(order.len() - own).collect();
+            assert_eq!(order[own..], want_stolen[..], "caller {me}: {order:?}");
+        }
+        assert_eq!(taken.len(), 8);
     }
 }
 
