@@ -95,11 +95,11 @@ impl State {
     /// The next piece for thread `home` (its run's front), else one from the back of the
     /// next run after it that has one; `None` when every piece is taken.
     fn take(&mut self, home: usize) -> Option<usize> {
-        if let Some(run) = self.runs.get_mut(home) {
-            if run.0 < run.1 {
-                run.0 += 1;
-                return Some(run.0 - 1);
-            }
+        if let Some(run) = self.runs.get_mut(home)
+            && run.0 < run.1
+        {
+            run.0 += 1;
+            return Some(run.0 - 1);
         }
         let n = self.runs.len();
         (1..=n).map(|d| (home + d) % n).find_map(|k| {

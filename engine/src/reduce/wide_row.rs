@@ -132,10 +132,10 @@ fn one_by_one<T: WideElement>(acc: f64, row: &[T]) -> f64 {
     row.iter().fold(acc, |a, v| a + v.wide())
 }
 
-/// The lanes' total: lanes `j`, `j + 8`, `j + 16` and `j + 24` joined in pairs (`(l0 + l8)
-/// + (l16 + l24)`), then the eight results halved twice (`s_j + s_{j+4}`, then `u_j +
-/// u_{j+2}`), then the last two added: the order of AVX-512's four accumulators folded
-/// into one and then into its halves.
+/// The lanes' total: lanes `j`, `j + 8`, `j + 16` and `j + 24` joined in pairs, as
+/// `(l0 + l8) + (l16 + l24)`; then the eight results halved twice (`s_j + s_{j+4}`, then
+/// `u_j + u_{j+2}`); then the last two added. It is the order of AVX-512's four
+/// accumulators folded into one and then into its halves.
 #[inline(always)]
 fn join(lanes: &[f64; LANES]) -> f64 {
     let s: [f64; 8] =
