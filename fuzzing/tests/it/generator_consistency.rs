@@ -381,3 +381,44 @@ fn complex_gradients_take_moderate_scalars() {
         "{numbers} numbers, {narrow_numbers} of narrow cases, {tensors} tensors"
     );
 }
+
+/// No `bfloat16` or `float32` tensor of a gradient case, the call's or an upstream, holds a
+/// finite value near float32's largest (bfloat16 of magnitude 1e30 or more, its edge value
+/// 3.39e38; float32 of 1e37 or more, the `promotion` family's 3.4e38): a backward sums the
+/// products of an upstream and an operand over broadcast dims in float32, where two terms
+/// near its largest value overflow or not by the order of the sum (torch 2.13.0 sums
+/// `[3.39e38, 3.39e38, -inf]` to NaN and `[3.39e38, -inf, 3.39e38]` to `-inf`: `mul`'s
+/// gradient, grad 36784 of seed 1210008; `addcdiv`'s by a float32 3.4e38 over a small
+/// divisor, 37308 of seed 1210006). Infinities, and float32's edge value 1e30, are still
+/// drawn.
+#[test]
+fn gradients_take_no_value_near_float32s_largest() {
+    let (mut values, mut infinities, mut edges) = (0, 0, 0);
+    for case in cases("grad", 20_000) {
+        for (name, storage) in &case.storages {
+            let limit = match storage.dtype.as_str() {
+                "bfloat16" => 1e30,
+                "float32" => 1e37,
+                _ => continue,
+            };
+            for v in storage_values(storage).expect("generated storages load") {
+                let v = v.to_f64();
+                values += 1;
+                infinities += usize::from(v.is_infinite());
+                edges += usize::from(v.abs() == 1e30);
+                assert!(
+                    !v.is_finite() || v.abs() < limit,
+                    "{}: {} {name} ({}) has {v:e}",
+                    case.id,
+                    case.call.fn_,
+                    storage.dtype
+                );
+            }
+        }
+    }
+    // Not vacuous: values were drawn, edge values (infinities, float32's 1e30) among them.
+    assert!(
+        values > 1000 && infinities > 20 && edges > 20,
+        "{values} values, {infinities} infinite, {edges} of 1e30"
+    );
+}
