@@ -6,7 +6,7 @@
 //! use bcast_case::pyargs::{parse_call, PyValue, Signature};
 //! use bcast_case::DType;
 //! let sigs = [Signature::parse("broadcast_to(Tensor input, SymIntArrayRef size)").unwrap()];
-//! let x = PyValue::Tensor { dtype: DType::Float32, dim: 1, numel: 3 };
+//! let x = PyValue::Tensor { dtype: DType::Float32, dim: 1, numel: 3, requires_grad: false };
 //! let err = parse_call(&sigs, &[x.clone(), PyValue::Int(2)], &[]).unwrap_err();
 //! assert_eq!(err.message, "broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int");
 //! let size = PyValue::Tuple(vec![PyValue::Int(3)]);
@@ -219,7 +219,7 @@ fn check(
     failed_idx: &mut Option<usize>,
 ) -> Result<bool, String> {
     use ParamType::*;
-    let zero_dim = obj.is_zero_dim_tensor();
+    let zero_dim = obj.is_number_tensor();
     Ok(match param.ty {
         Tensor => {
             matches!(obj, PyValue::Tensor { .. }) || (param.numbers_as_tensors && obj.is_scalar())
@@ -229,7 +229,7 @@ fn check(
         Double => obj.is_double() || zero_dim,
         Int64 => {
             obj.is_long()
-                || matches!(obj, PyValue::Tensor { dtype, dim: 0, .. }
+                || matches!(obj, PyValue::Tensor { dtype, dim: 0, requires_grad: false, .. }
                     if !dtype.is_floating() && !dtype.is_complex() && *dtype != crate::DType::Bool)
         }
         SymInt => obj.is_index(),

@@ -4,7 +4,7 @@
 //! ```
 //! use bcast_case::pyargs::PyValue;
 //! use bcast_case::DType;
-//! let t = PyValue::Tensor { dtype: DType::Int64, dim: 0, numel: 1 };
+//! let t = PyValue::Tensor { dtype: DType::Int64, dim: 0, numel: 1, requires_grad: false };
 //! assert!(t.is_index() && t.type_name() == "Tensor");
 //! assert!(!PyValue::Bool(true).is_long() && PyValue::Bool(true).is_double());
 //! ```
@@ -22,6 +22,9 @@ pub enum PyValue {
         dim: usize,
         /// Its number of elements.
         numel: usize,
+        /// Whether it requires grad (a case's `wrt` tensor, or its clone): the parser takes
+        /// no such tensor for a number.
+        requires_grad: bool,
     },
     /// `int`.
     Int(i64),
@@ -148,6 +151,28 @@ impl PyValue {
     pub fn is_zero_dim_tensor(&self) -> bool {
         matches!(self, PyValue::Tensor { dim: 0, .. })
     }
+
+    /// A 0-d tensor that requires no grad: what the parser takes for a `Scalar`, `double` or
+    /// `complex` (`python_arg_parser.cpp`: `!var.requires_grad() && var.dim() == 0`), so that
+    /// `torch.var(x, correction=t)` of a `t` that requires grad raises the parser's
+    /// `TypeError` (torch 2.13.0).
+    ///
+    /// ```
+    /// use bcast_case::pyargs::PyValue;
+    /// use bcast_case::DType;
+    /// let t = |requires_grad| PyValue::Tensor { dtype: DType::Float32, dim: 0, numel: 1, requires_grad };
+    /// assert!(t(false).is_number_tensor() && !t(true).is_number_tensor());
+    /// ```
+    pub fn is_number_tensor(&self) -> bool {
+        matches!(
+            self,
+            PyValue::Tensor {
+                dim: 0,
+                requires_grad: false,
+                ..
+            }
+        )
+    }
 }
 
 fn tensor_value(name: &str, case: &Case) -> Option<PyValue> {
@@ -157,5 +182,9 @@ fn tensor_value(name: &str, case: &Case) -> Option<PyValue> {
         dtype,
         dim: spec.shape.len(),
         numel: spec.shape.iter().product(),
+        requires_grad: case
+            .grad
+            .as_ref()
+            .is_some_and(|g| g.wrt.iter().any(|w| w == name)),
     })
 }

@@ -6,6 +6,7 @@
 
 use super::complex_views::take_real_views;
 use super::sum_to::{is_expandable_to, sum_to};
+use super::views::copy_slices_grad;
 use super::{below, with_tape, ACTIVE, TAPE};
 use crate::ops::{binary, binary_, BinaryOp};
 use crate::shape::format_shape;
@@ -134,7 +135,8 @@ impl Graph {
 
     /// Marks `t` as a view of a base that requires no grad (as a fixture's named views are
     /// views of their storage in torch): an in-place op that makes it require grad then
-    /// records torch's `CopySlices`, whose formula sees a contiguous copy of the gradient.
+    /// records torch's `CopySlices`, whose formula sees a contiguous copy of the gradient as the
+    /// base's gradient views it.
     pub fn mark_view(&mut self, t: &Tensor) {
         let base_len = t.storage().len();
         self.views.push((t.clone(), base_len));
@@ -458,7 +460,9 @@ pub(crate) fn record(node: Node, outputs: &[Tensor]) {
 
 /// Records an in-place node: `target` was written (its version moves on) and is now the
 /// node's output. A target that required no grad and is a view of a case's storage gets
-/// torch's `CopySlices`: the formula sees a contiguous copy of the gradient.
+/// torch's `CopySlices`: the formula sees a contiguous copy of the gradient as the base's
+/// gradient views it ([`copy_slices_grad`]: summed over the elements of an expanded view
+/// that share memory).
 pub(crate) fn record_inplace(mut node: Node, target: &Tensor) {
     with_tape(|g| {
         g.bump(target.storage());
@@ -500,10 +504,11 @@ pub(crate) fn record_inplace(mut node: Node, target: &Tensor) {
             node.name = "CopySlices";
         } else {
             let formula = node.formula;
+            let view = target.clone();
             node.formula = Box::new(move |mut grads: Grads, needs: &[bool]| {
                 bounds.clone()?;
                 if let Some(Some(grad)) = grads.first_mut().map(Option::take) {
-                    grads[0] = Some(below(|| grad.contiguous_copy())?);
+                    grads[0] = Some(below(|| copy_slices_grad(&grad, base_len, &view))?);
                 }
                 formula(grads, needs)
             });

@@ -1,8 +1,9 @@
 //! Shorthands for the ATen calls torch's backward formulas make, each one of the engine's
 //! ops (recording is off while a backward runs), so that a formula reads as torch writes it.
 
+use crate::iter::{IterConfig, IterInput, IterSetup};
 use crate::ops::{
-    binary, compare, masked_fill, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
+    binary, compare, copy_, masked_fill, r#where, unary, BinaryOp, CompareOp, Operand, UnaryOp,
 };
 use crate::{DType, Result, Scalar, Tensor};
 
@@ -87,7 +88,12 @@ pub(super) fn maybe_multiply(t: Tensor, s: Scalar) -> Result<Tensor> {
     }
 }
 
-/// `t.sgn()`: `sign` of a real tensor; `z / |z|` (0 at 0) of a complex one.
+/// `t.sgn()`: `sign` of a real tensor; `z / |z|` (0 at 0) of a complex one, laid out as
+/// torch's `sgn` kernel (a unary TensorIterator op on `t`) lays it out: `|z|` keeps `t`'s
+/// layout as `empty_like` does, strides of size-1 dims included, and a `where` over it would
+/// too, where the kernel's output gives a size-1 dim the stride of its place in the memory
+/// order (torch 2.13.0: `t` of shape `[2, 4, 1]` and strides `[4, 1, 8]` gives `[4, 1, 1]`),
+/// which the gradient `grad * t.sgn()` then takes.
 ///
 /// `complex32` has a kernel of its own in torch (`sgn_cpu`, where `div` has none): the
 /// modulus rounded to `float16`, the quotient in `float32` as `c10::complex`'s division by a
@@ -98,11 +104,15 @@ pub(super) fn sgn(t: &Tensor) -> Result<Tensor> {
     }
     let abs = unary(UnaryOp::Abs, t, None)?;
     let zero = cmp(CompareOp::Eq, &abs, Scalar::Int(0))?;
-    if t.dtype() == DType::Complex32 {
+    let values = if t.dtype() == DType::Complex32 {
         let scale = div(Scalar::Float(1.0), &abs.to_dtype(DType::Float32)?)?;
         let quotient = mul(&t.to_dtype(DType::Complex64)?, &scale)?;
-        let quotient = select(&zero, Scalar::Int(0), &quotient)?;
-        return quotient.to_dtype(DType::Complex32);
-    }
-    select(&zero, Scalar::Int(0), div(t, &abs)?)
+        select(&zero, Scalar::Int(0), &quotient)?.to_dtype(DType::Complex32)?
+    } else {
+        select(&zero, Scalar::Int(0), div(t, &abs)?)?
+    };
+    let out = IterSetup::new(IterConfig::default(), None, vec![IterInput::tensor(t)])?
+        .finish(t.dtype())?
+        .into_result()?;
+    copy_(&out, &values)
 }

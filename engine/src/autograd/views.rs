@@ -232,6 +232,32 @@ pub(crate) fn as_strided(
 /// Sizes, strides and offset.
 type Geometry = (Vec<usize>, Vec<usize>, usize);
 
+/// The gradient torch's `CopySlices` hands the formula of an op written in place into `view`,
+/// a view of a base that requires no grad (a case's storage: `base_len` elements, 1-d,
+/// contiguous), from `g`, the gradient of the view: the view's `AsStridedBackward0` takes it
+/// back to the base (`as_strided_backward`: where the view reads an element more than once, a
+/// stride-0 `self` of `masked_fill_`, their gradients add up), and `CopySlices` views that
+/// with the view's geometry and copies it contiguous. So each element of an expanded view
+/// gets the sum over the elements that share its memory (torch 2.13.0: `masked_fill_` of a
+/// `[2]` view with stride 0 by a value that requires grad, upstream `[0, 1]`, gives the value
+/// the gradient 2).
+pub(crate) fn copy_slices_grad(g: &Tensor, base_len: usize, view: &Tensor) -> Result<Tensor> {
+    let base = (vec![base_len], vec![1], 0);
+    let geometry = (
+        view.shape().to_vec(),
+        view.strides().to_vec(),
+        view.offset(),
+    );
+    let base_grad = as_strided_backward(g.clone(), &base, &geometry)?;
+    base_grad
+        .as_strided(
+            &signed_sizes(view.shape()),
+            &signed_sizes(view.strides()),
+            Some(view.offset() as i64),
+        )?
+        .contiguous_copy()
+}
+
 /// torch's `_maybe_overlapping_memory`.
 fn maybe_overlapping(sizes: &[usize], strides: &[usize]) -> bool {
     let mut order: Vec<usize> = (0..sizes.len()).collect();

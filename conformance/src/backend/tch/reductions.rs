@@ -5,7 +5,7 @@
 
 use super::inputs::kind_of;
 use super::raw::{call, ptr, RawScalar};
-use super::{unsupported, CallResult, Number, TchArgs, TchCallError, TchValue};
+use super::{unsupported, CallResult, Number, Operand, TchArgs, TchCallError, TchValue};
 use crate::case::Arg;
 use std::ffi::c_int;
 use tch::{Kind, Tensor};
@@ -164,6 +164,12 @@ fn spread_args(a: &TchArgs, name: &str) -> Result<Spread, TchCallError> {
         (Some(u), None) => Number::Int(u as i64).scalar(),
         (None, Some(Arg::Int(c))) => Number::Int(*c).scalar(),
         (None, Some(Arg::Float(c))) => Number::Float(c.to_f64()).scalar(),
+        // A 0-d tensor that requires no grad (`pyargs` checked it first), as the parser takes
+        // it for the Number: its `item()`.
+        (None, Some(arg @ Arg::Tensor(_))) => match a.as_operand(arg)? {
+            Operand::Tensor(t) => RawScalar::item_of(&t)?,
+            Operand::Number(n) => n.scalar(),
+        },
         (None, Some(other)) => {
             return unsupported(format!("{name}: correction {other:?}"));
         }
