@@ -104,7 +104,7 @@ pub mod reduce {
     /// From `reduce::wide_row`.
     pub mod wide_row {
         pub use crate::reduce::wide_row::{
-            add_rows4_portable, sum_row, sum_row_portable, WideElement,
+            add_rows_portable, sum_row, sum_row_portable, WideElement,
         };
     }
 }

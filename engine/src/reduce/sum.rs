@@ -184,8 +184,8 @@ impl<T: WideElement + Sync> super::walk::Fold<T> for WideSum {
         wide_row::sum_row(acc, row)
     }
     #[inline(always)]
-    fn rows4(&self, accs: &mut [f64], rows: [&[T]; 4]) {
-        T::add_rows4(accs, rows)
+    fn rows_into(&self, accs: &mut [f64], data: &[T], starts: &[usize]) {
+        T::add_rows(accs, data, starts)
     }
 }
 

@@ -8,10 +8,9 @@
 //! result is the same on any number of threads.
 //!
 //! The order of the additions differs from the element order of [`super::ReducePlan`], so
-//! only these reductions use it: integer and bool sums and extrema (exact in any order),
-//! float32 sums in `f64` (far wider than the input), and float64 sums, where torch's own
-//! cascade order is not the element order either (float sums are compared within a
-//! tolerance).
+//! only these reductions use it: integer and bool sums and extrema (exact in any order), and
+//! float sums in [`super::wide_row`]'s fixed order, where torch's own cascade order is not
+//! the element order either (float sums are compared within a tolerance).
 
 use super::plan::{typed_slice, ReducePlan, MAX_WORK};
 use crate::config::num_threads;
@@ -70,16 +69,34 @@ pub trait Fold<T>: Sync {
     {
         fold_row(self, acc, row)
     }
-    /// Folds four rows into a row of accumulators, column by column in row order
-    /// (`accs[j] = step(step(step(step(accs[j], r0[j]), r1[j]), r2[j]), r3[j])`): a
-    /// reduction over an outer dim. A fold may compute it its own way, to the same values.
+    /// Folds the rows of `accs.len()` elements at `data[s..]`, for each `s` in `starts`,
+    /// into a row of accumulators, column by column in row order (`accs[j] =
+    /// step(..step(accs[j], data[starts[0] + j]).., data[starts[n - 1] + j])`): a reduction
+    /// over an outer dim. Rows are taken [`ROWS_AT_ONCE`] at a time, so each accumulator is
+    /// loaded and stored once for them (and the stored value is never a select of the
+    /// loaded one, which compilers turn into a masked store, slow on some processors). A
+    /// fold may compute it in its own fixed order (the float sums do), which must depend
+    /// on the rows only.
+    ///
+    /// # Panics
+    /// When a row reaches outside `data`.
     #[inline(always)]
-    fn rows4(&self, accs: &mut [Self::Acc], [r0, r1, r2, r3]: [&[T]; 4])
+    fn rows_into(&self, accs: &mut [Self::Acc], data: &[T], starts: &[usize])
     where
         T: Copy,
     {
-        for ((((a, &v0), &v1), &v2), &v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
-            *a = self.step(self.step(self.step(self.step(*a, v0), v1), v2), v3);
+        let len = accs.len();
+        let mut quads = starts.chunks_exact(ROWS_AT_ONCE);
+        for quad in &mut quads {
+            let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|k| &data[quad[k]..quad[k] + len]);
+            for ((((a, &v0), &v1), &v2), &v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
+                *a = self.step(self.step(self.step(self.step(*a, v0), v1), v2), v3);
+            }
+        }
+        for &start in quads.remainder() {
+            for (a, &v) in accs.iter_mut().zip(&data[start..start + len]) {
+                *a = self.step(*a, v);
+            }
         }
     }
 }
@@ -385,19 +402,21 @@ unsafe fn piece_body<T: Copy, F: Fold<T>>(
     }
     let inner = walk.inner;
     let len = c1 - c0;
-    // Kept contiguous rows wait here, a batch at a time, to be folded a block of columns
-    // at a time (see `fold_rows_into`).
-    let mut batch: Vec<(usize, usize)> = Vec::new();
+    // Kept contiguous rows wait here (their storage positions and their accumulators'), a
+    // batch at a time, to be folded a block of columns at a time (see `fold_rows_into`).
+    let (mut starts, mut outs) = (Vec::new(), Vec::new());
     for _ in first..end {
         let row = &data[input..input + len];
         if inner.reduced {
             let a = acc.add(output);
             a.write(fold.row(a.read(), row));
         } else if inner.output == 1 {
-            batch.push((input, output));
-            if batch.len() == BATCH {
-                fold_rows_into(fold, data, &batch, len, acc);
-                batch.clear();
+            starts.push(input);
+            outs.push(output);
+            if starts.len() == BATCH {
+                fold_rows_into(fold, data, &starts, &outs, len, acc);
+                starts.clear();
+                outs.clear();
             }
         } else {
             for (j, &v) in row.iter().enumerate() {
@@ -417,21 +436,18 @@ unsafe fn piece_body<T: Copy, F: Fold<T>>(
             index[d] = 0;
         }
     }
-    fold_rows_into(fold, data, &batch, len, acc);
+    fold_rows_into(fold, data, &starts, &outs, len, acc);
 }
 
 /// Rows a piece collects before folding them into their accumulators.
 const BATCH: usize = 256;
 
-/// Rows folded together into one row of accumulators.
-const ROWS_AT_ONCE: usize = 4;
+/// Rows [`Fold::rows_into`] folds together into one row of accumulators.
+pub const ROWS_AT_ONCE: usize = 4;
 
-/// Folds the rows of `len` elements at storage positions `rows[i].0` into the accumulators
-/// at `acc + rows[i].1 ..`, each accumulator taking its column's elements in row order.
-/// Consecutive rows with the same accumulators are folded [`ROWS_AT_ONCE`] at a time, so
-/// each accumulator is loaded and stored once for them (and the stored value is never a
-/// select of the loaded one, which compilers turn into a masked store, slow on some
-/// processors).
+/// Folds the rows of `len` elements at storage positions `starts[i]` into the accumulators
+/// at `acc + outs[i] ..`, each accumulator taking its column's elements in row order: each
+/// run of rows with the same accumulators by one [`Fold::rows_into`].
 ///
 /// # Safety
 /// As for [`run_piece`].
@@ -439,24 +455,16 @@ const ROWS_AT_ONCE: usize = 4;
 unsafe fn fold_rows_into<T: Copy, F: Fold<T>>(
     fold: &F,
     data: &[T],
-    rows: &[(usize, usize)],
+    starts: &[usize],
+    outs: &[usize],
     len: usize,
     acc: *mut F::Acc,
 ) {
-    for group in rows.chunk_by(|a, b| a.1 == b.1) {
-        let accs = std::slice::from_raw_parts_mut(acc.add(group[0].1), len);
-        let mut quads = group.chunks_exact(ROWS_AT_ONCE);
-        for quad in &mut quads {
-            fold.rows4(
-                accs,
-                [0, 1, 2, 3].map(|k| &data[quad[k].0..quad[k].0 + len]),
-            );
-        }
-        for &(input, _) in quads.remainder() {
-            for (a, &v) in accs.iter_mut().zip(&data[input..input + len]) {
-                *a = fold.step(*a, v);
-            }
-        }
+    let mut first = 0;
+    for group in outs.chunk_by(|a, b| a == b) {
+        let accs = std::slice::from_raw_parts_mut(acc.add(group[0]), len);
+        fold.rows_into(accs, data, &starts[first..first + group.len()]);
+        first += group.len();
     }
 }
 

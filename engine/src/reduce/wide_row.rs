@@ -2,19 +2,24 @@
 //! fixed order whatever the processor: AVX-512 (AVX2 for `float64`) where it has it, element
 //! by element (which the compiler vectorises as it can) elsewhere, to the same bits.
 //!
-//! The order for `float32` and `float64`: 32 lanes, lane `k` adding elements `k`, `k + 32`,
-//! `k + 64`, ... of the whole 32s, each converted exactly to `f64`; the lanes joined in a
-//! fixed tree ([`join`]), that total added to `acc`, then the elements past the last whole
-//! 32 one by one. So the sum is exact to `f64`'s rounding, far below `float32`'s.
+//! The order for `float64`: 32 lanes, lane `k` adding elements `k`, `k + 32`, `k + 64`, ...
+//! of the whole 32s; the lanes joined in a fixed tree ([`join`]), that total added to `acc`,
+//! then the elements past the last whole 32 one by one. So the sum is exact to `f64`'s
+//! rounding.
 //!
-//! For `float16` and `bfloat16` the elements first meet in `f32` (as torch adds them), but
-//! only a few at a time: blocks of up to 1024 elements (16 runs of 64), element `m` of each
-//! run into `f32` lane `m`; at a block's end lanes `l` and `l + 32` are added (in `f32`) into
-//! `f64` lane `l`. Each `f32` lane adds at most 16 elements and one more lane, so its error is
-//! at most `17 · 2^-24` of its elements' magnitudes, below a thousandth of a half's last bit;
-//! the rest is as for `float32`, the tail past the last whole 64 one by one in `f64`.
+//! For `float32`, `float16` and `bfloat16` the elements first meet in `f32` (as torch adds
+//! them), but only a few at a time: blocks of up to 1024 elements (8 runs of 128), element
+//! `m` of each run into `f32` lane `m`; at a block's end lanes `l`, `l + 64`, `l + 32` and
+//! `l + 96` are added in pairs (`(b[l] + b[l+64]) + (b[l+32] + b[l+96])`, in `f32`) into
+//! `f64` lane `l`. Each `f32` lane adds at most 8 elements, each element then meets two more
+//! roundings, so the error is at most `10 · 2^-24` of the elements' magnitudes (torch's own
+//! cascade of `float32` sums errs as far; the corpus compares float sums within a
+//! tolerance); the rest is as for `float64`, the tail past the last whole 128 one by one in
+//! `f64`. One `f32` add a vector of sixteen, in eight independent vectors, and a conversion
+//! to `f64` a block keep a row's sum as fast as the memory it reads.
 //!
-//! A row shorter than 64 is added one by one from `acc`, in `f64`, for every dtype. Every
+//! A row shorter than 64 (128 for the `f32` blocks) is added one by one from `acc`, in
+//! `f64`, for every dtype. Every
 //! conversion is exact and every step an IEEE addition, so the vector path differs from the
 //! portable one only in a NaN's payload.
 //!
@@ -29,8 +34,11 @@ use crate::half::{BFloat16, Half};
 /// Lanes of the `f64` sum.
 const LANES: usize = 32;
 
-/// Runs of 64 half-precision elements in one `f32` block.
-const RUNS_PER_BLOCK: usize = 16;
+/// Elements of one run: one per `f32` lane of a block.
+const RUN: usize = 4 * LANES;
+
+/// Runs in one `f32` block.
+const RUNS_PER_BLOCK: usize = 8;
 
 /// An element whose row sums this module computes.
 pub trait WideElement: Copy {
@@ -41,20 +49,48 @@ pub trait WideElement: Copy {
     fn sum_row(acc: f64, row: &[Self]) -> f64;
     /// [`WideElement::sum_row`] element by element.
     fn sum_row_portable(acc: f64, row: &[Self]) -> f64;
-    /// Adds four rows into `accs`, column by column in row order (`accs[j] + r0[j] + r1[j] +
-    /// r2[j] + r3[j]`, left to right): a reduction over an outer dim. Eight columns per
-    /// instruction where the processor has AVX-512, to the same values.
+    /// Adds the rows of `accs.len()` elements at `data[s..]`, for each `s` in `starts`,
+    /// into `accs`, column by column (a reduction over an outer dim): four rows at a time
+    /// (the rows past the last whole four one by one, in `f64`), each four added as
+    /// `accs[j] + r0[j] + r1[j] + r2[j] + r3[j]`, left to right in `f64`, for `float64`; for
+    /// the others `accs[j] + ((r0[j] + r1[j]) + (r2[j] + r3[j]))`, the inner sums in `f32`.
+    /// Sixteen columns per instruction where the processor has AVX-512, to the same values.
+    ///
+    /// # Panics
+    /// When a row reaches outside `data`.
     #[inline(always)]
-    fn add_rows4(accs: &mut [f64], rows: [&[Self]; 4]) {
-        add_rows4_portable(accs, rows)
+    fn add_rows(accs: &mut [f64], data: &[Self], starts: &[usize]) {
+        Self::add_rows_portable(accs, data, starts)
+    }
+    /// [`WideElement::add_rows`] element by element.
+    #[inline(always)]
+    fn add_rows_portable(accs: &mut [f64], data: &[Self], starts: &[usize]) {
+        let len = accs.len();
+        let mut quads = starts.chunks_exact(4);
+        for quad in &mut quads {
+            let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|k| &data[quad[k]..quad[k] + len]);
+            for ((((a, v0), v1), v2), v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
+                *a = *a + v0.wide() + v1.wide() + v2.wide() + v3.wide();
+            }
+        }
+        add_one_by_one(accs, data, quads.remainder());
     }
 }
 
-/// [`WideElement::add_rows4`] element by element.
+/// [`WideElement::add_rows`] element by element.
 #[inline(always)]
-pub fn add_rows4_portable<T: WideElement>(accs: &mut [f64], [r0, r1, r2, r3]: [&[T]; 4]) {
-    for ((((a, v0), v1), v2), v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
-        *a = *a + v0.wide() + v1.wide() + v2.wide() + v3.wide();
+pub fn add_rows_portable<T: WideElement>(accs: &mut [f64], data: &[T], starts: &[usize]) {
+    T::add_rows_portable(accs, data, starts)
+}
+
+/// Adds the rows at `data[s..]`, for each `s` in `starts`, into `accs`, one by one in `f64`.
+#[inline(always)]
+fn add_one_by_one<T: WideElement>(accs: &mut [f64], data: &[T], starts: &[usize]) {
+    let len = accs.len();
+    for &start in starts {
+        for (a, v) in accs.iter_mut().zip(&data[start..start + len]) {
+            *a += v.wide();
+        }
     }
 }
 
@@ -106,21 +142,21 @@ fn direct_portable<T: WideElement>(acc: f64, row: &[T]) -> f64 {
 /// The `float16` and `bfloat16` order, element by element.
 #[inline(always)]
 fn blocked_portable<T: Narrow>(acc: f64, row: &[T]) -> f64 {
-    if row.len() < 2 * LANES {
+    if row.len() < RUN {
         return one_by_one(acc, row);
     }
     let mut lanes = [0.0f64; LANES];
-    let mut runs = row.chunks_exact(2 * LANES);
+    let mut runs = row.chunks_exact(RUN);
     let whole = runs.len();
     for _ in 0..whole.div_ceil(RUNS_PER_BLOCK) {
-        let mut block = [0.0f32; 2 * LANES];
+        let mut b = [0.0f32; RUN];
         for run in runs.by_ref().take(RUNS_PER_BLOCK) {
-            for (b, v) in block.iter_mut().zip(run) {
+            for (b, v) in b.iter_mut().zip(run) {
                 *b += v.narrow();
             }
         }
-        for (l, (low, high)) in lanes.iter_mut().zip(block.iter().zip(&block[LANES..])) {
-            *l += (low + high) as f64;
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            *lane += ((b[l] + b[l + 2 * LANES]) + (b[l + LANES] + b[l + 3 * LANES])) as f64;
         }
     }
     one_by_one(acc + join(&lanes), runs.remainder())
@@ -144,27 +180,8 @@ fn join(lanes: &[f64; LANES]) -> f64 {
     (u[0] + u[2]) + (u[1] + u[3])
 }
 
-/// An element AVX-512 widens to `f64` eight at a time.
-trait Widen8: WideElement {
-    /// The eight elements at `p` as `f64`s.
-    ///
-    /// # Safety
-    /// The processor has AVX-512F; `p` is valid for 8 reads.
-    #[cfg(target_arch = "x86_64")]
-    unsafe fn load8(p: *const Self) -> std::arch::x86_64::__m512d;
-}
-
-impl Widen8 for f32 {
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    unsafe fn load8(p: *const f32) -> std::arch::x86_64::__m512d {
-        use std::arch::x86_64::{_mm256_loadu_ps, _mm512_cvtps_pd};
-        // SAFETY: `p` is valid for eight reads; the processor has AVX-512F.
-        unsafe { _mm512_cvtps_pd(_mm256_loadu_ps(p)) }
-    }
-}
-
-/// A half-precision element: exactly an `f32`, loaded sixteen at a time.
+/// An element exactly an `f32`, loaded sixteen at a time: `float32` and the half-precision
+/// dtypes.
 trait Narrow: WideElement {
     /// The element as an `f32` (exact).
     fn narrow(self) -> f32;
@@ -208,27 +225,73 @@ impl WideElement for f32 {
         #[cfg(target_arch = "x86_64")]
         if wide_path(row.len()) {
             // SAFETY: the processor has AVX-512F.
-            return unsafe { avx512::direct_f32(acc, row) };
+            return unsafe { avx512::blocked(acc, row) };
         }
-        direct_portable(acc, row)
+        blocked_portable(acc, row)
     }
     #[inline(always)]
     fn sum_row_portable(acc: f64, row: &[f32]) -> f64 {
-        direct_portable(acc, row)
+        blocked_portable(acc, row)
     }
     #[inline(always)]
-    fn add_rows4(accs: &mut [f64], rows: [&[f32]; 4]) {
-        #[cfg(target_arch = "x86_64")]
-        if wide_path(accs.len()) {
-            // SAFETY: the processor has AVX-512F.
-            return unsafe { avx512::add_rows4(accs, rows) };
-        }
-        add_rows4_portable(accs, rows)
+    fn add_rows(accs: &mut [f64], data: &[f32], starts: &[usize]) {
+        add_rows_narrow(accs, data, starts)
+    }
+    #[inline(always)]
+    fn add_rows_portable(accs: &mut [f64], data: &[f32], starts: &[usize]) {
+        add_rows_narrow_portable(accs, data, starts)
     }
 }
 
+impl Narrow for f32 {
+    #[inline(always)]
+    fn narrow(self) -> f32 {
+        self
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load16(p: *const f32) -> std::arch::x86_64::__m512 {
+        // SAFETY: `p` is valid for sixteen reads; the processor has AVX-512F.
+        unsafe { std::arch::x86_64::_mm512_loadu_ps(p) }
+    }
+}
+
+/// [`WideElement::add_rows`] for `float32`, `float16` and `bfloat16`: sixteen columns at a
+/// time where the processor has AVX-512.
+#[inline(always)]
+fn add_rows_narrow<T: Narrow>(accs: &mut [f64], data: &[T], starts: &[usize]) {
+    #[cfg(target_arch = "x86_64")]
+    if wide_path(accs.len()) {
+        let len = accs.len();
+        assert!(
+            starts
+                .iter()
+                .all(|&s| s.checked_add(len).is_some_and(|e| e <= data.len())),
+            "a row outside the data"
+        );
+        // SAFETY: the processor has AVX-512F; every row lies inside `data`.
+        return unsafe { avx512::add_rows(accs, data, starts) };
+    }
+    add_rows_narrow_portable(accs, data, starts)
+}
+
+/// [`add_rows_narrow`] element by element: each four rows' elements added in `f32` in
+/// pairs, `(v0 + v1) + (v2 + v3)`, then their sum in `f64`; the rest one by one.
+#[inline(always)]
+fn add_rows_narrow_portable<T: Narrow>(accs: &mut [f64], data: &[T], starts: &[usize]) {
+    let len = accs.len();
+    let mut quads = starts.chunks_exact(4);
+    for quad in &mut quads {
+        let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|k| &data[quad[k]..quad[k] + len]);
+        for ((((a, v0), v1), v2), v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
+            *a += ((v0.narrow() + v1.narrow()) + (v2.narrow() + v3.narrow())) as f64;
+        }
+    }
+    add_one_by_one(accs, data, quads.remainder());
+}
+
 macro_rules! narrow_element {
-    ($t:ty, $load:expr, $load8:expr) => {
+    ($t:ty, $load:expr) => {
         impl WideElement for $t {
             #[inline(always)]
             fn wide(self) -> f64 {
@@ -248,13 +311,12 @@ macro_rules! narrow_element {
                 blocked_portable(acc, row)
             }
             #[inline(always)]
-            fn add_rows4(accs: &mut [f64], rows: [&[$t]; 4]) {
-                #[cfg(target_arch = "x86_64")]
-                if wide_path(accs.len()) {
-                    // SAFETY: the processor has AVX-512F.
-                    return unsafe { avx512::add_rows4(accs, rows) };
-                }
-                add_rows4_portable(accs, rows)
+            fn add_rows(accs: &mut [f64], data: &[$t], starts: &[usize]) {
+                add_rows_narrow(accs, data, starts)
+            }
+            #[inline(always)]
+            fn add_rows_portable(accs: &mut [f64], data: &[$t], starts: &[usize]) {
+                add_rows_narrow_portable(accs, data, starts)
             }
         }
 
@@ -272,36 +334,15 @@ macro_rules! narrow_element {
                 unsafe { ($load)(_mm256_loadu_si256(p as *const __m256i)) }
             }
         }
-
-        impl Widen8 for $t {
-            #[cfg(target_arch = "x86_64")]
-            #[inline(always)]
-            unsafe fn load8(p: *const $t) -> std::arch::x86_64::__m512d {
-                use std::arch::x86_64::{__m128i, _mm512_cvtps_pd, _mm_loadu_si128};
-                // SAFETY: `p` is valid for eight elements; the processor has AVX-512F.
-                unsafe { _mm512_cvtps_pd(($load8)(_mm_loadu_si128(p as *const __m128i))) }
-            }
-        }
     };
 }
 // `vcvtph2ps`: exact, as `Half::to_f32`.
-narrow_element!(
-    Half,
-    std::arch::x86_64::_mm512_cvtph_ps,
-    std::arch::x86_64::_mm256_cvtph_ps
-);
+narrow_element!(Half, std::arch::x86_64::_mm512_cvtph_ps);
 // A `bfloat16` is the high half of its `f32`.
-narrow_element!(
-    BFloat16,
-    |bits| {
-        use std::arch::x86_64::{_mm512_castsi512_ps, _mm512_cvtepu16_epi32, _mm512_slli_epi32};
-        _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(bits)))
-    },
-    |bits| {
-        use std::arch::x86_64::{_mm256_castsi256_ps, _mm256_cvtepu16_epi32, _mm256_slli_epi32};
-        _mm256_castsi256_ps(_mm256_slli_epi32::<16>(_mm256_cvtepu16_epi32(bits)))
-    }
-);
+narrow_element!(BFloat16, |bits| {
+    use std::arch::x86_64::{_mm512_castsi512_ps, _mm512_cvtepu16_epi32, _mm512_slli_epi32};
+    _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(bits)))
+});
 
 /// The `float64` path: the `f64` lanes in eight accumulators of four.
 #[cfg(target_arch = "x86_64")]
@@ -337,25 +378,8 @@ mod avx2 {
 /// The AVX-512 paths: the `f64` lanes in four accumulators of eight.
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{one_by_one, Narrow, Widen8, LANES, RUNS_PER_BLOCK};
+    use super::{one_by_one, Narrow, RUN, RUNS_PER_BLOCK};
     use std::arch::x86_64::*;
-
-    /// [`super::direct_portable`] for `float32`.
-    ///
-    /// # Safety
-    /// The processor has AVX-512F.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn direct_f32(acc: f64, row: &[f32]) -> f64 {
-        let mut lanes = [_mm512_setzero_pd(); 4];
-        let mut chunks = row.chunks_exact(LANES);
-        for chunk in &mut chunks {
-            let p = chunk.as_ptr();
-            // SAFETY: the chunk holds 32 elements.
-            let v = unsafe { [_mm512_loadu_ps(p), _mm512_loadu_ps(p.add(16))] };
-            add16(&mut lanes, v);
-        }
-        one_by_one(acc + join(lanes), chunks.remainder())
-    }
 
     /// [`super::blocked_portable`].
     ///
@@ -363,51 +387,66 @@ mod avx512 {
     /// The processor has AVX-512F.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn blocked<T: Narrow>(acc: f64, row: &[T]) -> f64 {
+        if row.len() < RUN {
+            return one_by_one(acc, row);
+        }
         let mut lanes = [_mm512_setzero_pd(); 4];
-        let mut runs = row.chunks_exact(2 * LANES);
+        let mut runs = row.chunks_exact(RUN);
         let whole = runs.len();
         for _ in 0..whole.div_ceil(RUNS_PER_BLOCK) {
-            let mut block = [_mm512_setzero_ps(); 4];
+            let mut b = [_mm512_setzero_ps(); 8];
             for run in runs.by_ref().take(RUNS_PER_BLOCK) {
-                for (k, b) in block.iter_mut().enumerate() {
-                    // SAFETY: the run holds 64 elements.
+                for (k, b) in b.iter_mut().enumerate() {
+                    // SAFETY: the run holds 128 elements.
                     *b = _mm512_add_ps(*b, unsafe { T::load16(run.as_ptr().add(16 * k)) });
                 }
             }
-            // Lanes `l` and `l + 32`: vectors 0 and 2 (lanes 0 to 15), 1 and 3.
-            let pairs = [
-                _mm512_add_ps(block[0], block[2]),
-                _mm512_add_ps(block[1], block[3]),
+            // Lanes `l`, `l + 64`, `l + 32` and `l + 96`: vectors 0, 4, 2 and 6 (lanes 0 to
+            // 15); 1, 5, 3 and 7.
+            let joined = [
+                _mm512_add_ps(_mm512_add_ps(b[0], b[4]), _mm512_add_ps(b[2], b[6])),
+                _mm512_add_ps(_mm512_add_ps(b[1], b[5]), _mm512_add_ps(b[3], b[7])),
             ];
-            add16(&mut lanes, pairs);
+            add16(&mut lanes, joined);
         }
         one_by_one(acc + join(lanes), runs.remainder())
     }
 
-    /// [`super::add_rows4_portable`], eight columns at a time.
+    /// [`super::add_rows_narrow_portable`], sixteen columns at a time.
     ///
     /// # Safety
-    /// The processor has AVX-512F.
+    /// The processor has AVX-512F; every row (`data[s..s + accs.len()]`) lies inside `data`.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn add_rows4<T: Widen8>(accs: &mut [f64], rows: [&[T]; 4]) {
-        let len = accs
-            .len()
-            .min(rows.iter().map(|r| r.len()).min().unwrap_or(0));
-        let a = accs.as_mut_ptr();
-        let mut j = 0;
-        while j + 8 <= len {
-            // SAFETY: `j + 8 <= len`, inside `accs` and every row.
-            unsafe {
-                let mut v = _mm512_loadu_pd(a.add(j));
-                for r in rows {
-                    v = _mm512_add_pd(v, T::load8(r.as_ptr().add(j)));
+    pub(super) unsafe fn add_rows<T: Narrow>(accs: &mut [f64], data: &[T], starts: &[usize]) {
+        let len = accs.len();
+        let (a, d) = (accs.as_mut_ptr(), data.as_ptr());
+        let mut quads = starts.chunks_exact(4);
+        for quad in &mut quads {
+            // SAFETY: each row lies inside `data` (the caller's promise).
+            let rows = [0, 1, 2, 3].map(|k| unsafe { d.add(quad[k]) });
+            let mut j = 0;
+            while j + 16 <= len {
+                // SAFETY: `j + 16 <= len`, inside `accs` and every row.
+                unsafe {
+                    let [v0, v1, v2, v3] = rows.map(|r| T::load16(r.add(j)));
+                    let v = _mm512_add_ps(_mm512_add_ps(v0, v1), _mm512_add_ps(v2, v3));
+                    let low = _mm512_castps512_ps256(v);
+                    let high = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v)));
+                    let (p, q) = (a.add(j), a.add(j + 8));
+                    _mm512_storeu_pd(p, _mm512_add_pd(_mm512_loadu_pd(p), _mm512_cvtps_pd(low)));
+                    _mm512_storeu_pd(q, _mm512_add_pd(_mm512_loadu_pd(q), _mm512_cvtps_pd(high)));
                 }
-                _mm512_storeu_pd(a.add(j), v);
+                j += 16;
             }
-            j += 8;
+            for j in j..len {
+                // SAFETY: `j < len`, inside `accs` and every row.
+                unsafe {
+                    let [v0, v1, v2, v3] = rows.map(|r| (*r.add(j)).narrow());
+                    *a.add(j) += ((v0 + v1) + (v2 + v3)) as f64;
+                }
+            }
         }
-        let tail = [0, 1, 2, 3].map(|k| &rows[k][j..len]);
-        super::add_rows4_portable(&mut accs[j..len], tail);
+        super::add_one_by_one(accs, data, quads.remainder());
     }
 
     /// Adds two vectors of sixteen `f32`s into the `f64` lanes, eight at a time, exactly

@@ -15,12 +15,17 @@ fn rows_match<T: Extremum + std::fmt::Debug, const MAX: bool>(
     let pick = |a: T, v: T| T::pick(a, v, MAX);
     let reference = FoldWith(T::identity(MAX), pick, pick);
     let fold = ExtremumFold::<MAX>;
-    for len in (0..50).chain([1024, 1037]) {
+    // The longer rows end in every kind of tail: none, a part of a chunk, chunks and a part.
+    for len in (0..50).chain([79, 80, 95, 150, 1024, 1037]) {
         let base: Vec<T> = (0..len)
             .map(|i| values[(i * 7 + len) % values.len()])
             .collect();
         let mut rows = vec![base.clone()];
-        for at in (0..len).step_by(if len > 50 { 97 } else { 1 }) {
+        for at in (0..len).step_by(match len {
+            0..=50 => 1,
+            51..=200 => 7,
+            _ => 97,
+        }) {
             let mut row = base.clone();
             row[at] = nans[0];
             rows.push(row.clone());
