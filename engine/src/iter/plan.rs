@@ -48,6 +48,14 @@ impl Plan {
     /// reordered by stride, then coalesced. Positions are only meaningful for layouts that
     /// broadcast to `shape` (the loops check that before they build a plan).
     pub fn new(shape: &[usize], layouts: &[&Layout]) -> Plan {
+        Self::contiguous(shape, layouts).unwrap_or_else(|| Self::general(shape, layouts))
+    }
+
+    /// [`Plan::new`] by the general path, whatever the layouts: broadcast strides, dims
+    /// reordered, coalesced. (Inlined into [`Plan::new`], so the plan is built in place.)
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn general(shape: &[usize], layouts: &[&Layout]) -> Plan {
         let broadcast: PerOperand<Dims> = layouts
             .iter()
             .map(|l| broadcast_strides(shape, l))
@@ -65,6 +73,33 @@ impl Plan {
             strides,
             offsets: layouts.iter().map(|l| l.offset()).collect(),
         }
+    }
+
+    /// The plan [`Plan::general`] reaches when every operand is contiguous over the whole
+    /// shape (none broadcast), without sorting or merging dims: one dim of every element,
+    /// stride 1 for each operand, or no dim for a 0-d shape (a tiny call's setup, where the
+    /// general path was a tenth of the call). `None` for other layouts, and where the
+    /// general path would keep a dim of size 1 or 0 (a shape of one element or none).
+    fn contiguous(shape: &[usize], layouts: &[&Layout]) -> Option<Plan> {
+        let whole = |l: &&Layout| l.shape() == shape && l.is_contiguous();
+        if !layouts.iter().all(whole) {
+            return None;
+        }
+        let offsets = layouts.iter().map(|l| l.offset()).collect();
+        if shape.is_empty() {
+            let strides = layouts.iter().map(|_| Dims::new()).collect();
+            return Some(Plan {
+                shape: Dims::new(),
+                strides,
+                offsets,
+            });
+        }
+        let numel = shape.iter().product::<usize>();
+        (numel > 1).then(|| Plan {
+            shape: smallvec::smallvec![numel],
+            strides: layouts.iter().map(|_| smallvec::smallvec![1]).collect(),
+            offsets,
+        })
     }
 
     /// The iteration shape, fastest dim first.

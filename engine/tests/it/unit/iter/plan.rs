@@ -69,3 +69,51 @@ fn slices_cover_their_part() {
     assert_eq!(part.shape(), &[5, 3]);
     assert_eq!(part.offsets(), &[10, 7]);
 }
+
+/// The short path for operands all contiguous over the whole shape gives the general path's
+/// plan: 0-d, size-1 dims anywhere, long and short shapes, storage offsets, two to four
+/// operands; and it leaves the others (a broadcast operand, a transposed one, one element,
+/// none) to the general path.
+#[test]
+fn contiguous_operands_plan_as_the_general_path_does() {
+    let shapes: [&[usize]; 9] = [
+        &[],
+        &[4],
+        &[2, 3],
+        &[1, 5],
+        &[5, 1],
+        &[3, 1, 4, 1],
+        &[2, 3, 4, 5, 6, 7, 2],
+        &[1],
+        &[3, 0],
+    ];
+    for shape in shapes {
+        for n in 2..=4 {
+            let layouts: Vec<Layout> = (0..n)
+                .map(|k| {
+                    Layout::new(
+                        shape.to_vec(),
+                        Layout::contiguous(shape).strides().to_vec(),
+                        3 * k,
+                    )
+                    .unwrap()
+                })
+                .collect();
+            let refs: Vec<&Layout> = layouts.iter().collect();
+            assert_eq!(
+                Plan::new(shape, &refs),
+                Plan::general(shape, &refs),
+                "{shape:?}, {n} operands"
+            );
+        }
+    }
+    let c = Layout::contiguous;
+    let t = Layout::new(vec![3, 4], vec![1, 3], 0).unwrap();
+    for (shape, others) in [(&[2, 3][..], c(&[3])), (&[3, 4][..], t)] {
+        let out = c(shape);
+        assert_eq!(
+            Plan::new(shape, &[&out, &others]),
+            Plan::general(shape, &[&out, &others])
+        );
+    }
+}
