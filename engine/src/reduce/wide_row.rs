@@ -65,16 +65,31 @@ pub trait WideElement: Copy {
     /// [`WideElement::add_rows`] element by element.
     #[inline(always)]
     fn add_rows_portable(accs: &mut [f64], data: &[Self], starts: &[usize]) {
-        let len = accs.len();
-        let mut quads = starts.chunks_exact(4);
-        for quad in &mut quads {
-            let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|k| &data[quad[k]..quad[k] + len]);
-            for ((((a, v0), v1), v2), v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
-                *a = *a + v0.wide() + v1.wide() + v2.wide() + v3.wide();
-            }
-        }
-        add_one_by_one(accs, data, quads.remainder());
+        add_quads(accs, data, starts, |a, [v0, v1, v2, v3]| {
+            a + v0.wide() + v1.wide() + v2.wide() + v3.wide()
+        })
     }
+}
+
+/// Adds the rows at `data[s..]`, for each `s` in `starts`, into `accs` four at a time, each
+/// column's accumulator and four elements joined by `add4`; the rows past the last whole
+/// four one by one, in `f64`.
+#[inline(always)]
+fn add_quads<T: WideElement>(
+    accs: &mut [f64],
+    data: &[T],
+    starts: &[usize],
+    add4: impl Fn(f64, [T; 4]) -> f64,
+) {
+    let len = accs.len();
+    let mut quads = starts.chunks_exact(4);
+    for quad in &mut quads {
+        let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|k| &data[quad[k]..quad[k] + len]);
+        for ((((a, &v0), &v1), &v2), &v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
+            *a = add4(*a, [v0, v1, v2, v3]);
+        }
+    }
+    add_one_by_one(accs, data, quads.remainder());
 }
 
 /// [`WideElement::add_rows`] element by element.
@@ -279,15 +294,9 @@ fn add_rows_narrow<T: Narrow>(accs: &mut [f64], data: &[T], starts: &[usize]) {
 /// pairs, `(v0 + v1) + (v2 + v3)`, then their sum in `f64`; the rest one by one.
 #[inline(always)]
 fn add_rows_narrow_portable<T: Narrow>(accs: &mut [f64], data: &[T], starts: &[usize]) {
-    let len = accs.len();
-    let mut quads = starts.chunks_exact(4);
-    for quad in &mut quads {
-        let [r0, r1, r2, r3] = [0, 1, 2, 3].map(|k| &data[quad[k]..quad[k] + len]);
-        for ((((a, v0), v1), v2), v3) in accs.iter_mut().zip(r0).zip(r1).zip(r2).zip(r3) {
-            *a += ((v0.narrow() + v1.narrow()) + (v2.narrow() + v3.narrow())) as f64;
-        }
-    }
-    add_one_by_one(accs, data, quads.remainder());
+    add_quads(accs, data, starts, |a, [v0, v1, v2, v3]| {
+        a + ((v0.narrow() + v1.narrow()) + (v2.narrow() + v3.narrow())) as f64
+    })
 }
 
 macro_rules! narrow_element {
