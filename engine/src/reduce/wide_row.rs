@@ -19,9 +19,8 @@
 //! to `f64` a block keep a row's sum as fast as the memory it reads.
 //!
 //! A row shorter than 64 (128 for the `f32` blocks) is added one by one from `acc`, in
-//! `f64`, for every dtype. Every
-//! conversion is exact and every step an IEEE addition, so the vector path differs from the
-//! portable one only in a NaN's payload.
+//! `f64`, for every dtype. Every conversion is exact and every step an IEEE addition, so the
+//! vector path differs from the portable one only in a NaN's payload.
 //!
 //! ```
 //! use bcast_engine::__internals::reduce::wide_row::sum_row;
@@ -138,7 +137,7 @@ fn wide_path(len: usize) -> bool {
     false
 }
 
-/// The `float32` and `float64` order, element by element.
+/// The `float64` order, element by element.
 #[inline(always)]
 fn direct_portable<T: WideElement>(acc: f64, row: &[T]) -> f64 {
     if row.len() < 2 * LANES {
@@ -154,7 +153,7 @@ fn direct_portable<T: WideElement>(acc: f64, row: &[T]) -> f64 {
     one_by_one(acc + join(&lanes), chunks.remainder())
 }
 
-/// The `float16` and `bfloat16` order, element by element.
+/// The `float32`, `float16` and `bfloat16` order, element by element.
 #[inline(always)]
 fn blocked_portable<T: Narrow>(acc: f64, row: &[T]) -> f64 {
     if row.len() < RUN {
