@@ -89,9 +89,15 @@ pub fn empty_in_format(shape: &[usize], strides: &[usize], dtype: DType) -> Resu
     let sizes = signed_sizes(shape);
     nonnegative_sizes(&sizes)?;
     let bytes = contiguous_nbytes(&sizes, dtype.itemsize(), 0)?;
-    let layout = Layout::new(shape, strides, 0)?;
-    let storage = Storage::zeros(dtype, (bytes / dtype.itemsize() as u64) as usize)?;
-    Tensor::from_storage(&storage, layout)
+    let len = (bytes / dtype.itemsize() as u64) as usize;
+    let layout = Layout::fitting(shape, strides, len).ok_or_else(|| {
+        Error::internal(format!(
+            "strides {} are not those of a memory format for sizes {}",
+            format_sizes(strides),
+            format_sizes(shape)
+        ))
+    })?;
+    Ok(Tensor::over(Storage::zeros(dtype, len)?, layout))
 }
 
 /// `torch.empty_strided(shape, strides, dtype=dtype)`, zero-filled, with torch's checks in

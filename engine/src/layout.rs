@@ -15,11 +15,23 @@ use crate::shape::{format_shape, format_sizes, numel_of, signed_sizes};
 use crate::{Dims, Error, Result};
 
 /// Where the elements of a view live in its storage.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Layout {
     shape: Dims,
     strides: Dims,
     offset: usize,
+}
+
+/// Copies the dims as slices (`SmallVec`'s own `clone` pushes them one by one), since every
+/// tensor handle a call clones copies its layout.
+impl Clone for Layout {
+    fn clone(&self) -> Layout {
+        Layout {
+            shape: Dims::from_slice(&self.shape),
+            strides: Dims::from_slice(&self.strides),
+            offset: self.offset,
+        }
+    }
 }
 
 /// Row-major strides for `shape`, torch's way: a size-0 or size-1 dim counts as 1.
@@ -133,6 +145,18 @@ impl Layout {
             strides,
             offset,
         })
+    }
+
+    /// A layout at offset 0 when it has one stride per dim and every element lies among the
+    /// first `len` of a storage: [`Layout::new`]'s checks and the storage's in one pass, for
+    /// a new tensor's storage of `len` elements (sized by the caller, so nothing overflows).
+    pub(crate) fn fitting(shape: &[usize], strides: &[usize], len: usize) -> Option<Layout> {
+        let layout = Layout {
+            shape: Dims::from_slice(shape),
+            strides: Dims::from_slice(strides),
+            offset: 0,
+        };
+        (shape.len() == strides.len() && layout.required_storage_len()? <= len).then_some(layout)
     }
 
     /// The sizes.

@@ -57,6 +57,25 @@ pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Dims> {
     Ok(out)
 }
 
+/// Whether `shape` broadcasts to `target` itself (`infer_size(target, shape)` is `target`):
+/// no more dims, and each of its dims, lined up from the right, is `target`'s or 1.
+///
+/// ```
+/// # use bcast_engine::shape::broadcasts_to;
+/// assert!(broadcasts_to(&[3, 1], &[2, 3, 4]));
+/// assert!(broadcasts_to(&[1], &[0]));
+/// assert!(!broadcasts_to(&[0], &[1]));
+/// assert!(!broadcasts_to(&[1, 1], &[1]));
+/// ```
+pub fn broadcasts_to(shape: &[usize], target: &[usize]) -> bool {
+    shape.len() <= target.len()
+        && shape
+            .iter()
+            .rev()
+            .zip(target.iter().rev())
+            .all(|(&s, &t)| s == t || s == 1)
+}
+
 /// Broadcasts many shapes by folding [`infer_size`] from the left, as TensorIterator does.
 ///
 /// ```

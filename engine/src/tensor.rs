@@ -115,11 +115,16 @@ impl Tensor {
     }
 
     fn contiguous_over(storage: Storage, shape: &[usize]) -> Tensor {
+        Tensor::over(storage, Layout::contiguous(shape))
+    }
+
+    /// A new tensor object over `storage`. The caller guarantees the layout is in bounds.
+    pub(crate) fn over(storage: Storage, layout: Layout) -> Tensor {
         let dtype = storage.dtype();
         Tensor {
             storage,
             dtype,
-            layout: Layout::contiguous(shape),
+            layout,
             id: new_id(),
         }
     }

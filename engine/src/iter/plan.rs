@@ -47,6 +47,7 @@ impl Plan {
     /// The plan for `layouts` (each broadcastable to `shape`): broadcast strides, dims
     /// reordered by stride, then coalesced. Positions are only meaningful for layouts that
     /// broadcast to `shape` (the loops check that before they build a plan).
+    #[inline(always)]
     pub fn new(shape: &[usize], layouts: &[&Layout]) -> Plan {
         Self::contiguous(shape, layouts).unwrap_or_else(|| Self::general(shape, layouts))
     }

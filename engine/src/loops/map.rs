@@ -24,7 +24,7 @@ use crate::config::{strategy, Strategy};
 use crate::half::WidenSlice;
 use crate::index_map::{broadcast_storage_index, unravel};
 use crate::iter::Plan;
-use crate::shape::{format_shape, infer_size};
+use crate::shape::{broadcasts_to, format_shape};
 use crate::{Element, Error, Result, Tensor};
 
 /// Walks every element of `tensors[0]` (the output) with its inputs' positions: the plan's
@@ -100,11 +100,13 @@ struct PlanWalk {
 /// [`drive`]'s setup, which does not depend on the kernel (so it is compiled once per
 /// operand count, not once per kernel): checks that every input broadcasts to the output's
 /// shape, and under the plan strategy builds the plan (`None`: the naive index map).
+/// Inlined into [`drive`], so the plan is built in its frame rather than moved there.
+#[inline(always)]
 fn walk_for<const N: usize>(tensors: [&Tensor; N]) -> Result<Option<PlanWalk>> {
     let out = tensors[0];
     let shape = out.shape();
     for t in &tensors[1..] {
-        if infer_size(shape, t.shape()).ok().as_deref() != Some(shape) {
+        if !broadcasts_to(t.shape(), shape) {
             return Err(Error::internal(format!(
                 "input of shape {} does not broadcast to the output shape {}",
                 format_shape(t.shape()),

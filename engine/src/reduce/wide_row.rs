@@ -428,7 +428,42 @@ mod avx512 {
     pub(super) unsafe fn add_rows<T: Narrow>(accs: &mut [f64], data: &[T], starts: &[usize]) {
         let len = accs.len();
         let (a, d) = (accs.as_mut_ptr(), data.as_ptr());
-        let mut quads = starts.chunks_exact(4);
+        // Four quads a pass, then one: `(((acc + q0) + q1) + q2) + q3` with the accumulator
+        // in a register between them, the same additions in the same order as a pass each.
+        let mut groups = starts.chunks_exact(16);
+        for group in &mut groups {
+            // SAFETY: each row lies inside `data` (the caller's promise).
+            let rows: [*const T; 16] = std::array::from_fn(|k| unsafe { d.add(group[k]) });
+            let mut j = 0;
+            while j + 16 <= len {
+                // SAFETY: `j + 16 <= len`, inside `accs` and every row.
+                unsafe {
+                    let (p, q) = (a.add(j), a.add(j + 8));
+                    let (mut low, mut high) = (_mm512_loadu_pd(p), _mm512_loadu_pd(q));
+                    for quad in rows.chunks_exact(4) {
+                        let [v0, v1, v2, v3] = [0, 1, 2, 3].map(|k| T::load16(quad[k].add(j)));
+                        let v = _mm512_add_ps(_mm512_add_ps(v0, v1), _mm512_add_ps(v2, v3));
+                        let l = _mm512_castps512_ps256(v);
+                        let h = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v)));
+                        low = _mm512_add_pd(low, _mm512_cvtps_pd(l));
+                        high = _mm512_add_pd(high, _mm512_cvtps_pd(h));
+                    }
+                    _mm512_storeu_pd(p, low);
+                    _mm512_storeu_pd(q, high);
+                }
+                j += 16;
+            }
+            for j in j..len {
+                for quad in rows.chunks_exact(4) {
+                    // SAFETY: `j < len`, inside `accs` and every row.
+                    unsafe {
+                        let [v0, v1, v2, v3] = [0, 1, 2, 3].map(|k| (*quad[k].add(j)).narrow());
+                        *a.add(j) += ((v0 + v1) + (v2 + v3)) as f64;
+                    }
+                }
+            }
+        }
+        let mut quads = groups.remainder().chunks_exact(4);
         for quad in &mut quads {
             // SAFETY: each row lies inside `data` (the caller's promise).
             let rows = [0, 1, 2, 3].map(|k| unsafe { d.add(quad[k]) });
