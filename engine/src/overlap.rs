@@ -12,7 +12,7 @@
 //! ```
 
 use crate::index_map::{broadcast_storage_index, unravel};
-use crate::shape::broadcasts_to;
+use crate::shape::is_expandable_to;
 use crate::{Error, Result, Tensor};
 
 /// Whether a tensor has two elements at one address.
@@ -141,7 +141,7 @@ pub fn order_dependent(written: &Tensor, input: &Tensor) -> bool {
     if writer_of.windows(2).any(|pair| pair[0].0 == pair[1].0) {
         return true;
     }
-    if !broadcasts_to(input.shape(), shape) {
+    if !is_expandable_to(input.shape(), shape) {
         return false;
     }
     (0..written.numel()).any(|p| {

@@ -57,23 +57,24 @@ pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Dims> {
     Ok(out)
 }
 
-/// Whether `shape` broadcasts to `target` itself (`infer_size(target, shape)` is `target`):
-/// no more dims, and each of its dims, lined up from the right, is `target`'s or 1.
+/// torch's `is_expandable_to(shape, desired)`: whether `shape` broadcasts to `desired` itself
+/// (`infer_size(desired, shape)` is `desired`): no more dims, and each of its dims, lined up
+/// from the right, is `desired`'s or 1.
 ///
 /// ```
-/// # use bcast_engine::shape::broadcasts_to;
-/// assert!(broadcasts_to(&[3, 1], &[2, 3, 4]));
-/// assert!(broadcasts_to(&[1], &[0]));
-/// assert!(!broadcasts_to(&[0], &[1]));
-/// assert!(!broadcasts_to(&[1, 1], &[1]));
+/// # use bcast_engine::shape::is_expandable_to;
+/// assert!(is_expandable_to(&[3, 1], &[2, 3, 4]));
+/// assert!(is_expandable_to(&[1], &[0]));
+/// assert!(!is_expandable_to(&[0], &[1]));
+/// assert!(!is_expandable_to(&[1, 1], &[1]));
 /// ```
-pub fn broadcasts_to(shape: &[usize], target: &[usize]) -> bool {
-    shape.len() <= target.len()
+pub fn is_expandable_to(shape: &[usize], desired: &[usize]) -> bool {
+    shape.len() <= desired.len()
         && shape
             .iter()
             .rev()
-            .zip(target.iter().rev())
-            .all(|(&s, &t)| s == t || s == 1)
+            .zip(desired.iter().rev())
+            .all(|(&s, &d)| s == d || s == 1)
 }
 
 /// Broadcasts many shapes by folding [`infer_size`] from the left, as TensorIterator does.

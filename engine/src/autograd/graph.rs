@@ -5,11 +5,11 @@
 //! torch's engine (`torch/csrc/autograd/engine.cpp`).
 
 use super::complex_views::take_real_views;
-use super::sum_to::{is_expandable_to, sum_to};
+use super::sum_to::sum_to;
 use super::views::copy_slices_grad;
 use super::{below, with_tape, ACTIVE, TAPE};
 use crate::ops::{binary, binary_, BinaryOp};
-use crate::shape::format_shape;
+use crate::shape::{format_shape, is_expandable_to};
 use crate::{DType, Error, Result, Scalar, Storage, Tensor};
 
 /// The gradients flowing into a node (one per output) or out of it (one per input); `None`

@@ -42,13 +42,3 @@ pub fn sum_to(t: &Tensor, shape: &[usize]) -> Result<Tensor> {
         Ok(summed)
     }
 }
-
-/// `at::is_expandable_to(shape, desired)`.
-pub(crate) fn is_expandable_to(shape: &[usize], desired: &[usize]) -> bool {
-    shape.len() <= desired.len()
-        && shape
-            .iter()
-            .rev()
-            .zip(desired.iter().rev())
-            .all(|(&s, &d)| s == d || s == 1)
-}

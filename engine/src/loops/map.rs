@@ -24,7 +24,7 @@ use crate::config::{strategy, Strategy};
 use crate::half::WidenSlice;
 use crate::index_map::{broadcast_storage_index, unravel};
 use crate::iter::Plan;
-use crate::shape::{broadcasts_to, format_shape};
+use crate::shape::{format_shape, is_expandable_to};
 use crate::{Element, Error, Result, Tensor};
 
 /// Walks every element of `tensors[0]` (the output) with its inputs' positions: the plan's
@@ -106,7 +106,7 @@ fn walk_for<const N: usize>(tensors: [&Tensor; N]) -> Result<Option<PlanWalk>> {
     let out = tensors[0];
     let shape = out.shape();
     for t in &tensors[1..] {
-        if !broadcasts_to(t.shape(), shape) {
+        if !is_expandable_to(t.shape(), shape) {
             return Err(Error::internal(format!(
                 "input of shape {} does not broadcast to the output shape {}",
                 format_shape(t.shape()),
