@@ -51,13 +51,16 @@ pub fn compute_shape(shapes: &[&[usize]]) -> Result<(Dims, bool)> {
 /// assert_eq!(&broadcast_strides(&[2, 3, 1], &col)[..], &[0, 5, 7]);
 /// ```
 pub fn broadcast_strides(shape: &[usize], layout: &Layout) -> Dims {
+    if layout.shape() == shape {
+        return Dims::from_slice(layout.strides());
+    }
     let ndim = shape.len();
     let lead = ndim.saturating_sub(layout.ndim());
     let mut strides: Dims = smallvec::smallvec![0; ndim];
-    for (i, (&size, &stride)) in layout.shape().iter().zip(layout.strides()).enumerate() {
-        let d = lead + i;
-        if d < ndim && !(size == 1 && shape[d] != 1) {
-            strides[d] = stride;
+    let dims = strides[lead..].iter_mut().zip(&shape[lead..]);
+    for ((s, &wanted), (&size, &stride)) in dims.zip(layout.shape().iter().zip(layout.strides())) {
+        if !(size == 1 && wanted != 1) {
+            *s = stride;
         }
     }
     strides

@@ -57,17 +57,18 @@ impl Plan {
     #[doc(hidden)]
     #[inline(always)]
     pub fn general(shape: &[usize], layouts: &[&Layout]) -> Plan {
-        let broadcast: PerOperand<Dims> = layouts
+        let mut strides: PerOperand<Dims> = layouts
             .iter()
             .map(|l| broadcast_strides(shape, l))
             .collect();
-        let views: PerOperand<&[usize]> = broadcast.iter().map(|s| s.as_slice()).collect();
-        let perm = reorder_dims(shape, &views);
+        let perm = {
+            let views: PerOperand<&[usize]> = strides.iter().map(|s| s.as_slice()).collect();
+            reorder_dims(shape, &views)
+        };
         let mut order: Dims = perm.iter().map(|&d| shape[d]).collect();
-        let mut strides: PerOperand<Dims> = broadcast
-            .iter()
-            .map(|s| perm.iter().map(|&d| s[d]).collect())
-            .collect();
+        for s in &mut strides {
+            *s = perm.iter().map(|&d| s[d]).collect();
+        }
         coalesce(&mut order, &mut strides);
         Plan {
             shape: order,

@@ -36,6 +36,16 @@ pub struct IterInput {
     number: Option<Scalar>,
 }
 
+/// A tensor input that takes the handle.
+impl From<Tensor> for IterInput {
+    fn from(tensor: Tensor) -> IterInput {
+        IterInput {
+            tensor,
+            number: None,
+        }
+    }
+}
+
 impl IterInput {
     /// A tensor input.
     pub fn tensor(t: &Tensor) -> IterInput {

@@ -301,7 +301,7 @@ fn binary_operands(op: BinaryOp, a: Operand, b: Operand, out: Option<&Tensor>) -
             _ => {}
         }
     }
-    binary_inputs(op, a.input(), b.input(), out)
+    binary_inputs(op, a.into_input(), b.into_input(), out)
 }
 
 /// [`binary`] on iteration inputs, without `pow`'s number forms (which call it).

@@ -108,7 +108,11 @@ pub fn bitwise(
 
 /// [`bitwise`] with its operands converted (compiled once, not once per caller's types).
 fn bitwise_operands(op: BitwiseOp, a: Operand, b: Operand, out: Option<&Tensor>) -> Result<Tensor> {
-    let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
+    let mut setup = IterSetup::new(
+        IterConfig::default(),
+        out,
+        vec![a.into_input(), b.into_input()],
+    )?;
     let common = setup.result_type();
     setup.check_safe_cast(common)?;
     setup.compute_output_in(common)?;

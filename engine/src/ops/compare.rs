@@ -124,7 +124,11 @@ pub fn compare(
 
 /// [`compare`] with its operands converted (compiled once, not once per caller's types).
 fn compare_operands(op: CompareOp, a: Operand, b: Operand, out: Option<&Tensor>) -> Result<Tensor> {
-    let mut setup = IterSetup::new(IterConfig::default(), out, vec![a.input(), b.input()])?;
+    let mut setup = IterSetup::new(
+        IterConfig::default(),
+        out,
+        vec![a.into_input(), b.into_input()],
+    )?;
     let common = setup.result_type();
     // torch writes a non-bool output through a temporary of the common dtype; one of bool
     // holds the same 0/1 values.

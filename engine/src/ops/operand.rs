@@ -28,6 +28,14 @@ impl Operand {
         }
     }
 
+    /// [`Operand::input`] taking the tensor rather than cloning it.
+    pub fn into_input(self) -> IterInput {
+        match self {
+            Operand::Tensor(t) => IterInput::from(t),
+            Operand::Number(v) => IterInput::number(v),
+        }
+    }
+
     /// The dtype torch's checks see: a tensor's own, or `bool`/`int64`/`float64` for a number
     /// (the dtype of its wrapper tensor).
     pub fn dtype(&self) -> DType {
