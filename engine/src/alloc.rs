@@ -83,6 +83,14 @@ pub fn empty(sizes: &[i64], dtype: DType) -> Result<Tensor> {
 /// strides (row-major or channels-last). TensorIterator allocates new outputs so when it
 /// passes no strides.
 ///
+/// ```
+/// use bcast_engine::{alloc, DType};
+/// let t = alloc::empty_in_format(&[2, 3, 4, 5], &[60, 1, 15, 3], DType::Float32).unwrap();
+/// assert_eq!((t.strides(), t.storage().len()), (&[60, 1, 15, 3][..], 120));
+/// // Strides that reach past the 6 elements of a (2, 3) tensor are not a memory format's.
+/// assert!(alloc::empty_in_format(&[2, 3], &[4, 1], DType::Float32).is_err());
+/// ```
+///
 /// # Errors
 /// As [`empty`].
 pub fn empty_in_format(shape: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {

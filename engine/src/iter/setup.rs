@@ -49,10 +49,7 @@ impl From<Tensor> for IterInput {
 impl IterInput {
     /// A tensor input.
     pub fn tensor(t: &Tensor) -> IterInput {
-        IterInput {
-            tensor: t.clone(),
-            number: None,
-        }
+        IterInput::from(t.clone())
     }
 
     /// A Python number, wrapped as torch wraps it: a 0-d `bool`, `int64`, `float64` or

@@ -22,10 +22,7 @@ pub enum Operand {
 impl Operand {
     /// The operand as an input of an iteration.
     pub fn input(&self) -> IterInput {
-        match self {
-            Operand::Tensor(t) => IterInput::tensor(t),
-            Operand::Number(v) => IterInput::number(*v),
-        }
+        self.clone().into_input()
     }
 
     /// [`Operand::input`] taking the tensor rather than cloning it.
