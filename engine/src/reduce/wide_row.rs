@@ -428,68 +428,61 @@ mod avx512 {
     pub(super) unsafe fn add_rows<T: Narrow>(accs: &mut [f64], data: &[T], starts: &[usize]) {
         let len = accs.len();
         let (a, d) = (accs.as_mut_ptr(), data.as_ptr());
-        // Four quads a pass, then one: `(((acc + q0) + q1) + q2) + q3` with the accumulator
-        // in a register between them, the same additions in the same order as a pass each.
+        // The rows' first elements; each row lies inside `data` (the caller's promise).
+        fn rows<T, const R: usize>(d: *const T, starts: &[usize]) -> [*const T; R] {
+            std::array::from_fn(|k| d.wrapping_add(starts[k]))
+        }
+        // Sixteen rows a pass while there are, then four.
         let mut groups = starts.chunks_exact(16);
         for group in &mut groups {
-            // SAFETY: each row lies inside `data` (the caller's promise).
-            let rows: [*const T; 16] = std::array::from_fn(|k| unsafe { d.add(group[k]) });
-            let mut j = 0;
-            while j + 16 <= len {
-                // SAFETY: `j + 16 <= len`, inside `accs` and every row.
-                unsafe {
-                    let (p, q) = (a.add(j), a.add(j + 8));
-                    let (mut low, mut high) = (_mm512_loadu_pd(p), _mm512_loadu_pd(q));
-                    for quad in rows.chunks_exact(4) {
-                        let [v0, v1, v2, v3] = [0, 1, 2, 3].map(|k| T::load16(quad[k].add(j)));
-                        let v = _mm512_add_ps(_mm512_add_ps(v0, v1), _mm512_add_ps(v2, v3));
-                        let l = _mm512_castps512_ps256(v);
-                        let h = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v)));
-                        low = _mm512_add_pd(low, _mm512_cvtps_pd(l));
-                        high = _mm512_add_pd(high, _mm512_cvtps_pd(h));
-                    }
-                    _mm512_storeu_pd(p, low);
-                    _mm512_storeu_pd(q, high);
-                }
-                j += 16;
-            }
-            for j in j..len {
-                for quad in rows.chunks_exact(4) {
-                    // SAFETY: `j < len`, inside `accs` and every row.
-                    unsafe {
-                        let [v0, v1, v2, v3] = [0, 1, 2, 3].map(|k| (*quad[k].add(j)).narrow());
-                        *a.add(j) += ((v0 + v1) + (v2 + v3)) as f64;
-                    }
-                }
-            }
+            // SAFETY: the rows and `a` hold `len` elements each.
+            unsafe { add_pass::<T, 16>(a, rows(d, group), len) };
         }
         let mut quads = groups.remainder().chunks_exact(4);
         for quad in &mut quads {
-            // SAFETY: each row lies inside `data` (the caller's promise).
-            let rows = [0, 1, 2, 3].map(|k| unsafe { d.add(quad[k]) });
-            let mut j = 0;
-            while j + 16 <= len {
-                // SAFETY: `j + 16 <= len`, inside `accs` and every row.
-                unsafe {
-                    let [v0, v1, v2, v3] = rows.map(|r| T::load16(r.add(j)));
+            // SAFETY: as above.
+            unsafe { add_pass::<T, 4>(a, rows(d, quad), len) };
+        }
+        super::add_one_by_one(accs, data, quads.remainder());
+    }
+
+    /// One pass of [`add_rows`] over the `len` columns: `R` rows (a multiple of four), each
+    /// four summed in `f32` and added to the accumulator, which stays in a register between
+    /// the quads: `((acc + q0) + q1) + ...`, the additions of a pass per quad, in order.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F; `a` and every row hold `len` elements.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn add_pass<T: Narrow, const R: usize>(a: *mut f64, rows: [*const T; R], len: usize) {
+        let mut j = 0;
+        while j + 16 <= len {
+            // SAFETY: `j + 16 <= len`, inside the accumulators and every row.
+            unsafe {
+                let (p, q) = (a.add(j), a.add(j + 8));
+                let (mut low, mut high) = (_mm512_loadu_pd(p), _mm512_loadu_pd(q));
+                for quad in rows.chunks_exact(4) {
+                    let [v0, v1, v2, v3] = [0, 1, 2, 3].map(|k| T::load16(quad[k].add(j)));
                     let v = _mm512_add_ps(_mm512_add_ps(v0, v1), _mm512_add_ps(v2, v3));
-                    let low = _mm512_castps512_ps256(v);
-                    let high = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v)));
-                    let (p, q) = (a.add(j), a.add(j + 8));
-                    _mm512_storeu_pd(p, _mm512_add_pd(_mm512_loadu_pd(p), _mm512_cvtps_pd(low)));
-                    _mm512_storeu_pd(q, _mm512_add_pd(_mm512_loadu_pd(q), _mm512_cvtps_pd(high)));
+                    let l = _mm512_castps512_ps256(v);
+                    let h = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v)));
+                    low = _mm512_add_pd(low, _mm512_cvtps_pd(l));
+                    high = _mm512_add_pd(high, _mm512_cvtps_pd(h));
                 }
-                j += 16;
+                _mm512_storeu_pd(p, low);
+                _mm512_storeu_pd(q, high);
             }
-            for j in j..len {
-                // SAFETY: `j < len`, inside `accs` and every row.
+            j += 16;
+        }
+        for j in j..len {
+            for quad in rows.chunks_exact(4) {
+                // SAFETY: `j < len`, inside the accumulators and every row.
                 unsafe {
-                    let [v0, v1, v2, v3] = rows.map(|r| (*r.add(j)).narrow());
+                    let [v0, v1, v2, v3] = [0, 1, 2, 3].map(|k| (*quad[k].add(j)).narrow());
                     *a.add(j) += ((v0 + v1) + (v2 + v3)) as f64;
                 }
             }
         }
-        super::add_one_by_one(accs, data, quads.remainder());
     }
 
     /// Adds two vectors of sixteen `f32`s into the `f64` lanes, eight at a time, exactly
